@@ -1,0 +1,233 @@
+/**
+ * A typed Peon client over any pair of byte streams: sends client messages as NDJSON and
+ * delivers validated server events to listeners. Used by the TUI, `scv exec` and the tests.
+ *
+ * @module
+ */
+import { encodeFrame, NdjsonDecoderStream } from "./ndjson.ts";
+import {
+  type ClientMessage,
+  describeIssues,
+  PROTOCOL_VERSION,
+  ServerEvent,
+  type ServerEventOf,
+  type ServerEventType,
+} from "./schema.ts";
+
+/** What a client sees on its input: an event, a frame it could not take, or the end. */
+export type ClientInput =
+  | { kind: "event"; event: ServerEvent }
+  | { kind: "malformed"; reason: string; text?: string }
+  | { kind: "closed"; error?: string };
+
+/** A function that receives everything the client reads. */
+export type ClientListener = (input: ClientInput) => void;
+
+/** Distributive omit, so each message keeps its own fields. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A client message whose `request_id` the client fills in. */
+export type OutgoingMessage = DistributiveOmit<ClientMessage, "request_id"> & {
+  request_id?: string;
+};
+
+/** An `error` event returned for a request, as a rejection. */
+export class PeonRequestError extends Error {
+  /** The error event. */
+  readonly event: ServerEventOf<"error">;
+  /** Wraps an `error` event. */
+  constructor(event: ServerEventOf<"error">) {
+    super(`${event.code}: ${event.message}`);
+    this.name = "PeonRequestError";
+    this.event = event;
+  }
+}
+
+/** Options of a {@link PeonClient}. */
+export interface PeonClientOptions {
+  /** The largest server frame accepted; larger lines are reported as malformed. */
+  maxFrameBytes?: number;
+  /** Client name sent in `initialize`. */
+  name?: string;
+  version?: string;
+}
+
+/**
+ * A Peon client. Listeners see every input in order; `request` sends a message and resolves
+ * with the first event of the given types that carries its `request_id`, or rejects on `error`.
+ *
+ * @example
+ * ```ts
+ * import { PeonClient } from "./client.ts";
+ * const toServer = new TransformStream<Uint8Array, Uint8Array>();
+ * const fromServer = new TransformStream<Uint8Array, Uint8Array>();
+ * const client = new PeonClient(fromServer.readable, toServer.writable);
+ * const w = fromServer.writable.getWriter();
+ * void w.write(new TextEncoder().encode(
+ *   '{"type":"initialized","request_id":"c1","protocol_version":1,"server":{"name":"s","version":"0"}}\n',
+ * ));
+ * const reader = toServer.readable.getReader();
+ * void reader.read();
+ * const ev = await client.initialize();
+ * console.assert(ev.server.name === "s");
+ * await client.close();
+ * ```
+ */
+export class PeonClient {
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #listeners = new Set<ClientListener>();
+  #nextId = 1;
+  #closed = false;
+  #done: Promise<void>;
+  #reader: ReadableStreamDefaultReader<
+    import("./ndjson.ts").DecodedFrame
+  >;
+  #name: string;
+  #version: string;
+
+  /** Starts reading `readable` at once; messages are written to `writable`. */
+  constructor(
+    readable: ReadableStream<Uint8Array>,
+    writable: WritableStream<Uint8Array>,
+    options: PeonClientOptions = {},
+  ) {
+    this.#writer = writable.getWriter();
+    this.#name = options.name ?? "scv-client";
+    this.#version = options.version ?? "0.1.0";
+    // Server frames are at most 8 MiB by default; accept whatever the caller says.
+    this.#reader = readable.pipeThrough(
+      new NdjsonDecoderStream(options.maxFrameBytes ?? 8 * 1024 * 1024),
+    ).getReader();
+    this.#done = this.#readLoop();
+  }
+
+  async #readLoop(): Promise<void> {
+    let error: string | undefined;
+    try {
+      while (true) {
+        const { value, done } = await this.#reader.read();
+        if (done) break;
+        if (value.kind === "oversize") {
+          this.#emit({ kind: "malformed", reason: `frame of ${value.bytes} bytes over the limit` });
+          continue;
+        }
+        if (value.kind === "invalid_utf8") {
+          this.#emit({ kind: "malformed", reason: "frame is not valid UTF-8" });
+          continue;
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(value.text);
+        } catch {
+          this.#emit({ kind: "malformed", reason: "frame is not JSON", text: value.text });
+          continue;
+        }
+        const parsed = ServerEvent.safeParse(json);
+        if (!parsed.success) {
+          this.#emit({
+            kind: "malformed",
+            reason: `unexpected event: ${describeIssues(parsed.error)}`,
+            text: value.text.slice(0, 200),
+          });
+          continue;
+        }
+        this.#emit({ kind: "event", event: parsed.data });
+      }
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    this.#emit(error === undefined ? { kind: "closed" } : { kind: "closed", error });
+  }
+
+  #emit(input: ClientInput): void {
+    for (const l of [...this.#listeners]) l(input);
+  }
+
+  /** Adds a listener; returns a function that removes it. */
+  on(listener: ClientListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A fresh request id, unique for this client. */
+  nextRequestId(): string {
+    return `c${this.#nextId++}`;
+  }
+
+  /** Sends one message, filling `request_id` when absent; resolves with the id used. */
+  async send(message: OutgoingMessage): Promise<string> {
+    if (this.#closed) throw new Error("Cannot send: the client is closed");
+    const request_id = message.request_id ?? this.nextRequestId();
+    await this.#writer.write(encodeFrame({ ...message, request_id }, Number.MAX_SAFE_INTEGER));
+    return request_id;
+  }
+
+  /**
+   * Sends a message and waits for the first event of one of `replyTypes` with its request id.
+   * Rejects with {@link PeonRequestError} on an `error` for it, or when the input closes.
+   */
+  async request<T extends ServerEventType>(
+    message: OutgoingMessage,
+    replyTypes: readonly T[],
+  ): Promise<ServerEventOf<T>> {
+    const request_id = message.request_id ?? this.nextRequestId();
+    const reply = new Promise<ServerEventOf<T>>((resolve, reject) => {
+      const off = this.on((input) => {
+        if (input.kind === "closed") {
+          off();
+          reject(new Error(`Connection closed before a reply to "${message.type}"`));
+          return;
+        }
+        if (input.kind !== "event") return;
+        const ev = input.event;
+        if (ev.type === "error" && (ev.request_id === request_id || ev.fatal)) {
+          off();
+          reject(new PeonRequestError(ev));
+        } else if (
+          (replyTypes as readonly string[]).includes(ev.type) &&
+          (ev as { request_id?: string }).request_id === request_id
+        ) {
+          off();
+          resolve(ev as ServerEventOf<T>);
+        }
+      });
+    });
+    await this.send({ ...message, request_id });
+    return await reply;
+  }
+
+  /** Sends `initialize` and waits for `initialized`. */
+  initialize(): Promise<ServerEventOf<"initialized">> {
+    return this.request({
+      type: "initialize",
+      protocol_version: PROTOCOL_VERSION,
+      client: { name: this.#name, version: this.#version },
+    }, ["initialized"]);
+  }
+
+  /** Sends `session.start` and waits for `session.started`. */
+  startSession(cwd: string): Promise<ServerEventOf<"session.started">> {
+    return this.request({ type: "session.start", cwd }, ["session.started"]);
+  }
+
+  /** Resolves when the input has ended. */
+  get closed(): Promise<void> {
+    return this.#done;
+  }
+
+  /** Closes the output (the server sees EOF) and waits for the input to end. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      await this.#writer.close().catch(() => {});
+    }
+    await this.#done;
+  }
+
+  /** Stops reading at once, without waiting for the server. */
+  async abort(): Promise<void> {
+    this.#closed = true;
+    await this.#writer.abort().catch(() => {});
+    await this.#reader.cancel().catch(() => {});
+    await this.#done;
+  }
+}

@@ -1,0 +1,366 @@
+/**
+ * The Peon protocol v1, declared once: every client message and server event as a zod schema,
+ * discriminated on `type`. Parsers, the unknown-type rejection and the TypeScript types all
+ * derive from these tables, so the wire has one source of truth.
+ *
+ * Objects are non-strict on purpose: the protocol says unknown fields are ignored, and zod's
+ * default object strips them.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** The protocol version this build speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** Request/server error codes carried by `error` events. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "not_initialized",
+  "version_mismatch",
+  "invalid_request",
+  "session_not_found",
+  "turn_active",
+  "turn_not_found",
+  "approval_not_found",
+  "internal_error",
+] as const;
+/** One request/server error code. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Codes carried by `turn.failed`. */
+export const TURN_FAILURE_CODES = [
+  "provider_error",
+  "context_limit",
+  "step_limit",
+  "history_limit",
+  "response_limit",
+  "tool_limit",
+  "internal_error",
+] as const;
+/** One `turn.failed` code. */
+export type TurnFailureCode = typeof TURN_FAILURE_CODES[number];
+
+/** Risk classes a tool call is announced with in `approval.requested`. */
+export const RISKS = ["read", "write", "process"] as const;
+/** One risk class. */
+export type Risk = typeof RISKS[number];
+
+const requestId = z.string().min(1, "must be a non-empty string");
+const id = z.string().min(1, "must be a non-empty string");
+
+// ---------------------------------------------------------------------------------------------
+// Client messages
+
+/** `initialize`: the first message of every connection. */
+export const InitializeMessage = z.object({
+  type: z.literal("initialize"),
+  request_id: requestId,
+  protocol_version: z.number().int(),
+  /** Omitted: the client did not say who it is; only used for diagnostics. */
+  client: z.object({ name: z.string(), version: z.string() }).optional(),
+});
+
+/** `session.start`: opens a session on an absolute workspace directory. */
+export const SessionStartMessage = z.object({
+  type: z.literal("session.start"),
+  request_id: requestId,
+  cwd: z.string(),
+});
+
+/** `turn.start`: runs one agent turn on an idle session. */
+export const TurnStartMessage = z.object({
+  type: z.literal("turn.start"),
+  request_id: requestId,
+  session_id: id,
+  prompt: z.string(),
+});
+
+/** `turn.cancel`: cancels the running turn; answered by `turn.cancelled`. */
+export const TurnCancelMessage = z.object({
+  type: z.literal("turn.cancel"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+});
+
+/** `approval.resolve`: answers one `approval.requested`. */
+export const ApprovalResolveMessage = z.object({
+  type: z.literal("approval.resolve"),
+  request_id: requestId,
+  session_id: id,
+  approval_id: id,
+  approved: z.boolean(),
+});
+
+/** `session.clear`: drops an idle session's history; answered by `session.cleared`. */
+export const SessionClearMessage = z.object({
+  type: z.literal("session.clear"),
+  request_id: requestId,
+  session_id: id,
+});
+
+/** Every client message, keyed by `type`. */
+export const CLIENT_MESSAGES = {
+  "initialize": InitializeMessage,
+  "session.start": SessionStartMessage,
+  "turn.start": TurnStartMessage,
+  "turn.cancel": TurnCancelMessage,
+  "approval.resolve": ApprovalResolveMessage,
+  "session.clear": SessionClearMessage,
+} as const;
+
+/** Any client message. */
+export const ClientMessage = z.discriminatedUnion("type", [
+  InitializeMessage,
+  SessionStartMessage,
+  TurnStartMessage,
+  TurnCancelMessage,
+  ApprovalResolveMessage,
+  SessionClearMessage,
+]);
+/** Any client message, as a type. */
+export type ClientMessage = z.infer<typeof ClientMessage>;
+/** A client message type name. */
+export type ClientMessageType = keyof typeof CLIENT_MESSAGES;
+/** The client message of one type. */
+export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>;
+
+// ---------------------------------------------------------------------------------------------
+// Server events
+
+const seq = z.number().int().positive();
+const turnEnvelope = {
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+  seq,
+};
+
+/** `initialized`: the reply to `initialize`. */
+export const InitializedEvent = z.object({
+  type: z.literal("initialized"),
+  request_id: requestId,
+  protocol_version: z.number().int(),
+  server: z.object({ name: z.string(), version: z.string() }),
+});
+
+/** `session.started`: the reply to `session.start`, with the limits the client must obey. */
+export const SessionStartedEvent = z.object({
+  type: z.literal("session.started"),
+  request_id: requestId,
+  session_id: id,
+  cwd: z.string(),
+  model: z.string(),
+  context_max_tokens: z.number().int().positive(),
+  max_server_frame_bytes: z.number().int().positive(),
+  max_transcript_bytes: z.number().int().positive(),
+  max_transcript_items: z.number().int().positive(),
+  max_prompt_history_bytes: z.number().int().positive(),
+  max_prompt_history_items: z.number().int().positive(),
+});
+
+/** `turn.started`: the first event of a turn. */
+export const TurnStartedEvent = z.object({ type: z.literal("turn.started"), ...turnEnvelope });
+
+/** `assistant.delta`: append-only streamed assistant text. */
+export const AssistantDeltaEvent = z.object({
+  type: z.literal("assistant.delta"),
+  ...turnEnvelope,
+  content: z.string(),
+});
+
+/** `assistant.completed`: the canonical complete message of one provider call. */
+export const AssistantCompletedEvent = z.object({
+  type: z.literal("assistant.completed"),
+  ...turnEnvelope,
+  content: z.string(),
+});
+
+/** `tool.proposed`: the model asked for a tool call. */
+export const ToolProposedEvent = z.object({
+  type: z.literal("tool.proposed"),
+  ...turnEnvelope,
+  call_id: id,
+  name: z.string(),
+  /** The parsed arguments; a string when the model sent JSON that does not parse. */
+  arguments: z.unknown(),
+});
+
+/** `approval.requested`: the server waits for `approval.resolve`. */
+export const ApprovalRequestedEvent = z.object({
+  type: z.literal("approval.requested"),
+  ...turnEnvelope,
+  approval_id: id,
+  call_id: id,
+  name: z.string(),
+  risk: z.enum(RISKS),
+  cwd: z.string(),
+  summary: z.string(),
+});
+
+/** `tool.started`: the call runs (after approval when one was needed). */
+export const ToolStartedEvent = z.object({
+  type: z.literal("tool.started"),
+  ...turnEnvelope,
+  call_id: id,
+  name: z.string(),
+});
+
+/** `tool.completed`: the call's bounded result, also what the model sees. */
+export const ToolCompletedEvent = z.object({
+  type: z.literal("tool.completed"),
+  ...turnEnvelope,
+  call_id: id,
+  name: z.string(),
+  success: z.boolean(),
+  output: z.string(),
+  truncated: z.boolean(),
+});
+
+/** `context.compacted`: older messages were dropped to fit the context window. */
+export const ContextCompactedEvent = z.object({
+  type: z.literal("context.compacted"),
+  ...turnEnvelope,
+  before_tokens: z.number().int().nonnegative(),
+  after_tokens: z.number().int().nonnegative(),
+  removed_messages: z.number().int().nonnegative(),
+});
+
+/** Token usage summed over a turn's provider calls. */
+export const Usage = z.object({
+  /** Omitted: no provider call reported prompt tokens. */
+  input_tokens: z.number().int().nonnegative().optional(),
+  /** Omitted: no provider call reported completion tokens. */
+  output_tokens: z.number().int().nonnegative().optional(),
+});
+/** Token usage, as a type. */
+export type Usage = z.infer<typeof Usage>;
+
+/** `turn.completed`: the turn ended normally. */
+export const TurnCompletedEvent = z.object({
+  type: z.literal("turn.completed"),
+  ...turnEnvelope,
+  steps: z.number().int().nonnegative(),
+  /** Omitted when no provider call reported usage. */
+  usage: Usage.optional(),
+});
+
+/** `turn.cancelled`: the turn ended by cancellation. */
+export const TurnCancelledEvent = z.object({ type: z.literal("turn.cancelled"), ...turnEnvelope });
+
+/** `turn.failed`: the turn ended with an error. */
+export const TurnFailedEvent = z.object({
+  type: z.literal("turn.failed"),
+  ...turnEnvelope,
+  code: z.enum(TURN_FAILURE_CODES),
+  message: z.string(),
+});
+
+/** `session.trimmed`: the canonical history was cut to `max_history_bytes`. */
+export const SessionTrimmedEvent = z.object({
+  type: z.literal("session.trimmed"),
+  request_id: requestId,
+  session_id: id,
+  seq,
+  removed_messages: z.number().int().nonnegative(),
+  history_bytes: z.number().int().nonnegative(),
+});
+
+/** `session.cleared`: the reply to `session.clear`. */
+export const SessionClearedEvent = z.object({
+  type: z.literal("session.cleared"),
+  request_id: requestId,
+  session_id: id,
+  seq,
+});
+
+/** `error`: a request or connection error. */
+export const ErrorEvent = z.object({
+  type: z.literal("error"),
+  /** Omitted when the offending frame had no readable `request_id`. */
+  request_id: z.string().optional(),
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  fatal: z.boolean(),
+});
+
+/** Every server event, keyed by `type`. */
+export const SERVER_EVENTS = {
+  "initialized": InitializedEvent,
+  "session.started": SessionStartedEvent,
+  "turn.started": TurnStartedEvent,
+  "assistant.delta": AssistantDeltaEvent,
+  "assistant.completed": AssistantCompletedEvent,
+  "tool.proposed": ToolProposedEvent,
+  "approval.requested": ApprovalRequestedEvent,
+  "tool.started": ToolStartedEvent,
+  "tool.completed": ToolCompletedEvent,
+  "context.compacted": ContextCompactedEvent,
+  "turn.completed": TurnCompletedEvent,
+  "turn.cancelled": TurnCancelledEvent,
+  "turn.failed": TurnFailedEvent,
+  "session.trimmed": SessionTrimmedEvent,
+  "session.cleared": SessionClearedEvent,
+  "error": ErrorEvent,
+} as const;
+
+/** Any server event. */
+export const ServerEvent = z.discriminatedUnion("type", [
+  InitializedEvent,
+  SessionStartedEvent,
+  TurnStartedEvent,
+  AssistantDeltaEvent,
+  AssistantCompletedEvent,
+  ToolProposedEvent,
+  ApprovalRequestedEvent,
+  ToolStartedEvent,
+  ToolCompletedEvent,
+  ContextCompactedEvent,
+  TurnCompletedEvent,
+  TurnCancelledEvent,
+  TurnFailedEvent,
+  SessionTrimmedEvent,
+  SessionClearedEvent,
+  ErrorEvent,
+]);
+/** Any server event, as a type. */
+export type ServerEvent = z.infer<typeof ServerEvent>;
+/** A server event type name. */
+export type ServerEventType = keyof typeof SERVER_EVENTS;
+/** The server event of one type. */
+export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
+
+/** The event types that end a turn; exactly one of them is a turn's last event. */
+export const TERMINAL_TURN_EVENTS = ["turn.completed", "turn.cancelled", "turn.failed"] as const;
+
+/**
+ * Whether a type name is a known client message type.
+ *
+ * @example
+ * ```ts
+ * import { isClientMessageType } from "./schema.ts";
+ * console.assert(isClientMessageType("turn.start"));
+ * console.assert(!isClientMessageType("turn.stop"));
+ * ```
+ */
+export function isClientMessageType(type: unknown): type is ClientMessageType {
+  return typeof type === "string" && Object.hasOwn(CLIENT_MESSAGES, type);
+}
+
+/**
+ * One line describing why a value failed a schema, naming the first offending field.
+ *
+ * @example
+ * ```ts
+ * import { describeIssues, TurnStartMessage } from "./schema.ts";
+ * const r = TurnStartMessage.safeParse({ type: "turn.start", request_id: "1" });
+ * if (!r.success) console.assert(describeIssues(r.error).includes("session_id"));
+ * ```
+ */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.length ? issue.path.join(".") : "message";
+    return `"${path}": ${issue.message}`;
+  }).join("; ");
+}

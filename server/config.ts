@@ -1,0 +1,244 @@
+/**
+ * scv's configuration: built-in defaults, then JSONC files, then environment variables, then
+ * command-line flags, later wins. Every value is validated; an unknown key, a wrong type or an
+ * out-of-range value is a {@link ConfigError} naming the source, the key and what was expected.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+
+/** How tool calls are approved: every call, calls whose risk is not `read`, or none. */
+export type ApprovalPolicy = "always" | "on-risk" | "never";
+
+/** The fully resolved configuration. */
+export interface Config {
+  model: string;
+  base_url: string;
+  api_key_env: string;
+  context_max_tokens: number;
+  max_steps: number;
+  approval_policy: ApprovalPolicy;
+  max_client_frame_bytes: number;
+  max_prompt_bytes: number;
+  max_server_frame_bytes: number;
+  max_history_bytes: number;
+  max_tool_output_bytes: number;
+  tool_timeout_ms: number;
+  provider_timeout_ms: number;
+  max_transcript_bytes: number;
+  max_transcript_items: number;
+  max_prompt_history_bytes: number;
+  max_prompt_history_items: number;
+}
+
+/** The built-in defaults of CONTRACT.md. */
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
+  model: "gpt-4.1-mini",
+  base_url: "https://api.openai.com/v1",
+  api_key_env: "OPENAI_API_KEY",
+  context_max_tokens: 128000,
+  max_steps: 32,
+  approval_policy: "on-risk",
+  max_client_frame_bytes: 1048576,
+  max_prompt_bytes: 262144,
+  max_server_frame_bytes: 8388608,
+  max_history_bytes: 16777216,
+  max_tool_output_bytes: 65536,
+  tool_timeout_ms: 120000,
+  provider_timeout_ms: 120000,
+  max_transcript_bytes: 8388608,
+  max_transcript_items: 10000,
+  max_prompt_history_bytes: 1048576,
+  max_prompt_history_items: 200,
+});
+
+const positiveInt = z.number({ error: "must be a positive integer" }).int(
+  "must be a positive integer",
+).positive("must be a positive integer");
+const nonEmpty = z.string({ error: "must be a non-empty string" }).min(
+  1,
+  "must be a non-empty string",
+);
+
+/** Schema of a config file: every key optional, no unknown key. */
+export const ConfigFileSchema = z.strictObject({
+  model: nonEmpty,
+  base_url: nonEmpty.refine((v) => URL.canParse(v), "must be an absolute http(s) URL"),
+  api_key_env: nonEmpty,
+  context_max_tokens: positiveInt,
+  max_steps: positiveInt,
+  approval_policy: z.enum(["always", "on-risk", "never"], {
+    error: 'must be one of "always", "on-risk", "never"',
+  }),
+  max_client_frame_bytes: positiveInt,
+  max_prompt_bytes: positiveInt,
+  max_server_frame_bytes: positiveInt,
+  max_history_bytes: positiveInt,
+  max_tool_output_bytes: positiveInt,
+  tool_timeout_ms: positiveInt,
+  provider_timeout_ms: positiveInt,
+  max_transcript_bytes: positiveInt,
+  max_transcript_items: positiveInt,
+  max_prompt_history_bytes: positiveInt,
+  max_prompt_history_items: positiveInt,
+}).partial();
+
+/** A configuration that cannot be loaded; the message names the source and the key. */
+export class ConfigError extends Error {
+  /** Builds the error; `message` is already user-facing. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Overrides given on the command line; each wins over every other source. */
+export interface ConfigFlags {
+  config?: string | undefined;
+  model?: string | undefined;
+  approvalPolicy?: string | undefined;
+}
+
+/** What {@link loadConfig} reads from the outside world, injectable for tests. */
+export interface ConfigSources {
+  env?: (name: string) => string | undefined;
+  readTextFile?: (path: string) => string | undefined;
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return "nothing";
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 60 ? s.slice(0, 57) + "..." : s;
+}
+
+/**
+ * Validates a partial config object from one named source.
+ *
+ * @example
+ * ```ts
+ * import { validateConfigObject } from "./config.ts";
+ * try {
+ *   validateConfigObject({ max_steps: -1 }, "x.jsonc");
+ * } catch (e) {
+ *   console.assert(String(e).includes('"max_steps" must be a positive integer, got -1'));
+ * }
+ * ```
+ */
+export function validateConfigObject(value: unknown, source: string): Partial<Config> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ConfigError(
+      `Cannot load config ${source}: the top level must be an object, got ${describeValue(value)}`,
+    );
+  }
+  const r = ConfigFileSchema.safeParse(value);
+  if (r.success) return r.data as Partial<Config>;
+  const issue = r.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0];
+    throw new ConfigError(
+      `Cannot load config ${source}: unknown key "${key}"; known keys are ${
+        Object.keys(DEFAULT_CONFIG).join(", ")
+      }`,
+    );
+  }
+  const key = String(issue.path[0] ?? "?");
+  const got = (value as Record<string, unknown>)[key];
+  throw new ConfigError(
+    `Cannot load config ${source}: "${key}" ${issue.message}, got ${describeValue(got)}`,
+  );
+}
+
+/**
+ * Parses JSONC text (comments and trailing commas allowed) from a named file.
+ *
+ * @example
+ * ```ts
+ * import { parseConfigText } from "./config.ts";
+ * const c = parseConfigText('{ "max_steps": 3, // three\n }', "a.jsonc");
+ * console.assert(c.max_steps === 3);
+ * ```
+ */
+export function parseConfigText(text: string, path: string): Partial<Config> {
+  const errors: ParseError[] = [];
+  const value = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const e = errors[0]!;
+    const before = text.slice(0, e.offset);
+    const line = before.split("\n").length;
+    const col = e.offset - before.lastIndexOf("\n");
+    throw new ConfigError(
+      `Cannot load config "${path}": ${
+        printParseErrorCode(e.error)
+      } at line ${line}, column ${col}`,
+    );
+  }
+  return validateConfigObject(value, `"${path}"`);
+}
+
+function defaultReadTextFile(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw new ConfigError(`Cannot load config "${path}": ${(e as Error).message}`);
+  }
+}
+
+function defaultEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // env access not granted: behave as unset
+  }
+}
+
+/** The per-user config file path, `$XDG_CONFIG_HOME/scv/config.jsonc` or `~/.config/...`. */
+export function userConfigPath(env: (name: string) => string | undefined): string | undefined {
+  const xdg = env("XDG_CONFIG_HOME");
+  if (xdg) return `${xdg}/scv/config.jsonc`;
+  const home = env("HOME");
+  return home ? `${home}/.config/scv/config.jsonc` : undefined;
+}
+
+/**
+ * Resolves the configuration from every source in CONTRACT.md's order, throwing a
+ * {@link ConfigError} at the first bad value.
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "./config.ts";
+ * const c = loadConfig({ model: "m" }, { env: () => undefined, readTextFile: () => undefined });
+ * console.assert(c.model === "m" && c.max_steps === 32);
+ * ```
+ */
+export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {}): Config {
+  const env = sources.env ?? defaultEnv;
+  const read = sources.readTextFile ?? defaultReadTextFile;
+  const config: Config = { ...DEFAULT_CONFIG };
+  const files: Array<[string, boolean]> = [];
+  const user = userConfigPath(env);
+  if (user) files.push([user, false]);
+  const fromEnv = env("SCV_CONFIG");
+  if (fromEnv) files.push([fromEnv, true]);
+  if (flags.config) files.push([flags.config, true]);
+  for (const [path, required] of files) {
+    const text = read(path);
+    if (text === undefined) {
+      if (required) throw new ConfigError(`Cannot load config "${path}": file not found`);
+      continue;
+    }
+    Object.assign(config, parseConfigText(text, path));
+  }
+  const envValues: Record<string, unknown> = {};
+  const model = env("SCV_MODEL");
+  if (model !== undefined) envValues.model = model;
+  const baseUrl = env("OPENAI_BASE_URL");
+  if (baseUrl !== undefined) envValues.base_url = baseUrl;
+  Object.assign(config, validateConfigObject(envValues, "from the environment"));
+  const flagValues: Record<string, unknown> = {};
+  if (flags.model !== undefined) flagValues.model = flags.model;
+  if (flags.approvalPolicy !== undefined) flagValues.approval_policy = flags.approvalPolicy;
+  Object.assign(config, validateConfigObject(flagValues, "from the command line"));
+  return config;
+}

@@ -1,0 +1,70 @@
+/**
+ * The set of tools a server offers, by name, and their provider-facing JSON Schemas.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { AnyTool } from "./tool.ts";
+import type { ToolSpec } from "../provider/types.ts";
+
+/**
+ * Tools by name. Adding a tool is one `register` call.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { ToolRegistry } from "./registry.ts";
+ * import { defineTool } from "./tool.ts";
+ * const r = new ToolRegistry();
+ * r.register(defineTool({
+ *   name: "noop", description: "Does nothing", schema: z.object({}),
+ *   risk: () => "read", summary: () => "Nothing",
+ *   run: () => Promise.resolve({ success: true, output: "", truncated: false }),
+ * }));
+ * console.assert(r.get("noop") !== undefined);
+ * ```
+ */
+export class ToolRegistry {
+  #tools = new Map<string, AnyTool>();
+  #specs: ToolSpec[] | undefined;
+
+  /** Creates a registry holding `tools`. */
+  constructor(tools: Iterable<AnyTool> = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  /** Adds a tool; a second tool of the same name is a programming error. */
+  register(tool: AnyTool): this {
+    if (this.#tools.has(tool.name)) {
+      throw new TypeError(`Cannot register tool "${tool.name}": the name is taken`);
+    }
+    this.#tools.set(tool.name, tool);
+    this.#specs = undefined;
+    return this;
+  }
+
+  /** The tool of that name, if any. */
+  get(name: string): AnyTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** All tools, in registration order. */
+  list(): AnyTool[] {
+    return [...this.#tools.values()];
+  }
+
+  /** The tools as OpenAI function specs, computed once. */
+  specs(): ToolSpec[] {
+    this.#specs ??= this.list().map((t) => {
+      const { $schema: _, ...parameters } = z.toJSONSchema(t.schema, { io: "input" }) as Record<
+        string,
+        unknown
+      >;
+      return {
+        type: "function" as const,
+        function: { name: t.name, description: t.description, parameters },
+      };
+    });
+    return this.#specs;
+  }
+}

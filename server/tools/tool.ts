@@ -1,0 +1,85 @@
+/**
+ * The interface every tool implements. A tool is a name, a description for the model, a zod
+ * schema for its arguments, a risk, a one-line approval summary and a `run`. Failures at run
+ * time are values (`success: false` with a message the model can act on), never throws; a
+ * throw from `run` is caught by the agent loop and reported the same way.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { Risk } from "../../protocol/schema.ts";
+
+export type { Risk };
+
+/** Limits a tool must respect. */
+export interface ToolLimits {
+  /** Output kept (head and tail) before `truncated: true`. */
+  maxOutputBytes: number;
+  /** Wall-clock limit for one call, in milliseconds. */
+  timeoutMs: number;
+}
+
+/** What a tool call runs with. */
+export interface ToolContext {
+  /** The session's canonical workspace directory. */
+  cwd: string;
+  /** Aborted on cancellation; a tool stops promptly and returns. */
+  signal: AbortSignal;
+  limits: ToolLimits;
+  /** Names of environment variables that must not reach child processes (API keys). */
+  secretEnv: readonly string[];
+}
+
+/** A tool call's result; `output` is what the model sees. */
+export interface ToolResult {
+  success: boolean;
+  output: string;
+  truncated: boolean;
+}
+
+/** One tool. `A` is the parsed argument type. */
+export interface Tool<A = unknown> {
+  /** The name the model calls it by. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** Validates arguments; sent to the provider as JSON Schema. */
+  readonly schema: z.ZodType<A>;
+  /**
+   * The risk of one call, used for approval. A `read` tool whose path leaves the workspace
+   * reports `write`.
+   */
+  risk(args: A, ctx: { cwd: string }): Risk | Promise<Risk>;
+  /** The one-line approval summary, e.g. `Run shell command: ls`. */
+  summary(args: A): string;
+  /** Runs one call. Should not throw; a throw is reported as a failed call. */
+  run(args: A, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool of any argument type, as stored in a registry. */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = Tool<any>;
+
+/**
+ * Builds a tool with its argument type inferred from its schema.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "./tool.ts";
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Echo text back",
+ *   schema: z.object({ text: z.string() }),
+ *   risk: () => "read",
+ *   summary: (a) => `Echo: ${a.text}`,
+ *   run: (a) => Promise.resolve({ success: true, output: a.text, truncated: false }),
+ * });
+ * console.assert(echo.name === "echo");
+ * ```
+ */
+export function defineTool<S extends z.ZodType>(tool: Tool<z.infer<S>> & { schema: S }): Tool<
+  z.infer<S>
+> {
+  return tool;
+}
