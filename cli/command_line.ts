@@ -1,0 +1,125 @@
+/**
+ * Parses scv's command line (commander) into what to run. Printing help, the version and usage
+ * errors happens here; everything else is dispatched by `main.ts`.
+ *
+ * @module
+ */
+import { Command, CommanderError, Option } from "commander";
+import type { ConfigFlags } from "../server/config.ts";
+
+/** Options of `scv exec`. */
+export interface ExecOptions {
+  flags: ConfigFlags;
+  prompt: string;
+  json: boolean;
+  cwd: string | undefined;
+}
+
+/** Options of the TUI. */
+export interface TuiOptions {
+  flags: ConfigFlags;
+  cwd: string | undefined;
+  serverCommand: string | undefined;
+}
+
+/** What the command line asks for. */
+export type ParsedCommand =
+  | { kind: "exit"; status: number }
+  | { kind: "server"; flags: ConfigFlags }
+  | { kind: "exec"; options: ExecOptions }
+  | { kind: "tui"; options: TuiOptions };
+
+interface CommonOpts {
+  config?: string;
+  model?: string;
+  approvalPolicy?: string;
+  cwd?: string;
+}
+
+function common(cmd: Command, withCwd: boolean): Command {
+  cmd
+    .option("--config <path>", "a JSONC config file (wins over the user and SCV_CONFIG files)")
+    .option("--model <name>", "model name sent to the provider (wins over every config source)")
+    .addOption(
+      new Option("--approval-policy <policy>", "which tool calls ask for approval")
+        .choices(["always", "on-risk", "never"]),
+    );
+  if (withCwd) cmd.option("--cwd <dir>", "workspace directory (default: the current directory)");
+  return cmd;
+}
+
+function flagsOf(o: CommonOpts): ConfigFlags {
+  return { config: o.config, model: o.model, approvalPolicy: o.approvalPolicy };
+}
+
+/**
+ * Parses `args` (without the program name).
+ *
+ * @example
+ * ```ts
+ * import { parseCommandLine } from "./command_line.ts";
+ * const r = await parseCommandLine(["server", "--model", "m"]);
+ * console.assert(r.kind === "server" && r.flags.model === "m");
+ * ```
+ */
+export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
+  let result: ParsedCommand | undefined;
+  const program = new Command("scv")
+    .description(
+      "scv: a terminal coding agent. With no command it opens the interactive TUI.\n" +
+        "Configuration: ~/.config/scv/config.jsonc, SCV_CONFIG, --config, env, flags (later wins).",
+    )
+    .version("scv 0.1.0", "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)),
+      writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)),
+    })
+    .showHelpAfterError("(run scv --help for usage)");
+
+  common(program.command("tui", { isDefault: true }), true)
+    .description("the interactive TUI (default): a Peon client of an in-process server")
+    .option(
+      "--server-command <cmd>",
+      "spawn this Peon server command instead of the in-process one",
+    )
+    .action((o: CommonOpts & { serverCommand?: string }) => {
+      result = {
+        kind: "tui",
+        options: { flags: flagsOf(o), cwd: o.cwd, serverCommand: o.serverCommand },
+      };
+    });
+
+  common(program.command("server"), false)
+    .description("headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr")
+    .action((o: CommonOpts) => {
+      result = { kind: "server", flags: flagsOf(o) };
+    });
+
+  common(program.command("exec"), true)
+    .description(
+      "run one turn without a terminal: final text to stdout, progress to stderr.\n" +
+        'PROMPT "-" reads the prompt from stdin. Exit 0 completed, 1 failed, 130 cancelled.',
+    )
+    .argument("<prompt>", 'the prompt, or "-" to read it from stdin')
+    .option("--json", "print the Peon events as NDJSON on stdout instead of text")
+    .action((prompt: string, o: CommonOpts & { json?: boolean }) => {
+      result = {
+        kind: "exec",
+        options: { flags: flagsOf(o), prompt, json: o.json === true, cwd: o.cwd },
+      };
+    });
+
+  try {
+    await program.parseAsync(args, { from: "user" });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      const ok = e.code === "commander.helpDisplayed" || e.code === "commander.version" ||
+        e.code === "commander.help";
+      return { kind: "exit", status: ok ? 0 : 2 };
+    }
+    throw e;
+  }
+  return result ?? { kind: "exit", status: 2 };
+}

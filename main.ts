@@ -1,0 +1,39 @@
+/**
+ * The scv command line: parses arguments and dispatches to the TUI, the headless server or
+ * `exec`. Each path imports only what it needs, so `--version` and `server` start fast.
+ *
+ * @module
+ */
+
+/** scv's version, as printed by `scv --version`. */
+export const VERSION = "0.1.0";
+
+async function main(args: string[]): Promise<number> {
+  // Fast path: no argument parser needed to print the version.
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    console.log(`scv ${VERSION}`);
+    return 0;
+  }
+  const { parseCommandLine } = await import("./cli/command_line.ts");
+  const cmd = await parseCommandLine(args);
+  switch (cmd.kind) {
+    case "exit":
+      return cmd.status;
+    case "server": {
+      const { runServer } = await import("./cli/server_command.ts");
+      return await runServer(cmd.flags);
+    }
+    case "exec": {
+      const { runExec } = await import("./cli/exec.ts");
+      return await runExec(cmd.options);
+    }
+    case "tui": {
+      const { runTuiCommand } = await import("./cli/tui_command.ts");
+      return await runTuiCommand(cmd.options);
+    }
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

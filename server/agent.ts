@@ -1,0 +1,307 @@
+/**
+ * The agent loop of one turn: provider calls up to `max_steps`, each tool call through the
+ * approval flow, context fitting before every call, and exactly one terminal event, last.
+ * The loop knows nothing about terminals or framing; it emits protocol events to a sink.
+ *
+ * @module
+ */
+import type { TurnFailureCode } from "../protocol/schema.ts";
+import { FrameTooLargeError } from "../protocol/ndjson.ts";
+import type { Config } from "./config.ts";
+import type { Session } from "./session.ts";
+import {
+  type ChatMessage,
+  type ChatToolCall,
+  type Provider,
+  ProviderError,
+  type ProviderUsage,
+} from "./provider/types.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
+import type { AnyTool, ToolResult } from "./tools/tool.ts";
+import { describeIssues } from "../protocol/schema.ts";
+import { capText } from "./text_cap.ts";
+import type { ContextManager } from "./context_manager.ts";
+
+/** Sends one turn event (envelope added by the sink); honours the signal while waiting. */
+export type TurnEmit = (
+  event: Record<string, unknown> & { type: string },
+  signal?: AbortSignal,
+) => Promise<void>;
+
+/** Everything a turn runs with. */
+export interface TurnDeps {
+  config: Config;
+  provider: Provider;
+  tools: ToolRegistry;
+  context: ContextManager;
+  systemPrompt: string;
+  /** Names of env vars that must not reach tools (the API key's). */
+  secretEnv: readonly string[];
+}
+
+/** A failure that ends the turn with `turn.failed`. */
+export class TurnFailure extends Error {
+  /** The `turn.failed` code. */
+  readonly code: TurnFailureCode;
+  /** Builds the failure. */
+  constructor(code: TurnFailureCode, message: string) {
+    super(message);
+    this.name = "TurnFailure";
+    this.code = code;
+  }
+}
+
+const CANCELLED_RESULT = "The tool call was cancelled before it finished.";
+const DENIED_RESULT =
+  "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
+
+/**
+ * Runs one turn to its terminal event. Never throws: every outcome is an event.
+ */
+export async function runTurn(
+  session: Session,
+  prompt: string,
+  signal: AbortSignal,
+  emit: TurnEmit,
+  deps: TurnDeps,
+): Promise<void> {
+  const { config } = deps;
+  let steps = 0;
+  const usage: ProviderUsage = {};
+  let usageReported = false;
+  session.history.push({ role: "user", content: prompt });
+  const turn = { start: session.history.length - 1 };
+  try {
+    await emit({ type: "turn.started" }, signal);
+    // The history bound applies to the prompt as soon as it is part of the history.
+    await deps.context.trim(session, turn, emit, signal);
+    while (true) {
+      if (steps >= config.max_steps) {
+        throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
+      }
+      const messages = await deps.context.fit(session, turn, deps, emit, signal);
+      steps++;
+      let response;
+      try {
+        response = await deps.provider.complete({
+          model: config.model,
+          messages,
+          tools: deps.tools.specs(),
+          signal,
+          onDelta: (text) => emit({ type: "assistant.delta", content: text }, signal),
+        });
+      } catch (e) {
+        if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
+        throw e;
+      }
+      if (response.usage) {
+        usageReported = true;
+        const { prompt_tokens, completion_tokens } = response.usage;
+        if (prompt_tokens !== undefined) {
+          usage.prompt_tokens = (usage.prompt_tokens ?? 0) + prompt_tokens;
+          session.usage.input_tokens += prompt_tokens;
+          deps.context.calibrate(messages, prompt_tokens);
+        }
+        if (completion_tokens !== undefined) {
+          usage.completion_tokens = (usage.completion_tokens ?? 0) + completion_tokens;
+          session.usage.output_tokens += completion_tokens;
+        }
+      }
+      try {
+        await emit({ type: "assistant.completed", content: response.content }, signal);
+      } catch (e) {
+        if (e instanceof FrameTooLargeError) {
+          throw new TurnFailure(
+            "response_limit",
+            `assistant message of ${e.bytes} bytes does not fit max_server_frame_bytes (${e.limit})`,
+          );
+        }
+        throw e;
+      }
+      const calls = response.toolCalls;
+      session.history.push(
+        calls.length > 0
+          ? { role: "assistant", content: response.content || null, tool_calls: calls }
+          : { role: "assistant", content: response.content },
+      );
+      if (calls.length === 0) break;
+      for (const call of calls) {
+        signal.throwIfAborted();
+        const result = await runToolCall(session, call, signal, emit, deps);
+        session.history.push({ role: "tool", tool_call_id: call.id, content: result.output });
+      }
+      await deps.context.trim(session, turn, emit, signal);
+    }
+    const done: Record<string, unknown> & { type: string } = { type: "turn.completed", steps };
+    if (usageReported) {
+      const u: Record<string, number> = {};
+      if (usage.prompt_tokens !== undefined) u.input_tokens = usage.prompt_tokens;
+      if (usage.completion_tokens !== undefined) u.output_tokens = usage.completion_tokens;
+      done.usage = u;
+    }
+    await emit(done);
+  } catch (e) {
+    repairHistory(session.history);
+    if (signal.aborted) {
+      await emit({ type: "turn.cancelled" }).catch(() => {});
+    } else if (e instanceof TurnFailure) {
+      await emit({ type: "turn.failed", code: e.code, message: e.message }).catch(() => {});
+    } else {
+      const message = e instanceof Error ? e.message : String(e);
+      await emit({ type: "turn.failed", code: "internal_error", message }).catch(() => {});
+    }
+  }
+}
+
+/** Every tool call in the history gets a result, so the next request stays valid. */
+function repairHistory(history: ChatMessage[]): void {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.role !== "assistant") continue;
+    if (!m.tool_calls) return;
+    const answered = new Set(
+      history.slice(i + 1).flatMap((t) => t.role === "tool" ? [t.tool_call_id] : []),
+    );
+    for (const c of m.tool_calls) {
+      if (!answered.has(c.id)) {
+        history.push({ role: "tool", tool_call_id: c.id, content: CANCELLED_RESULT });
+      }
+    }
+    return;
+  }
+}
+
+/** Whether a call of this risk asks for approval under the policy. */
+export function needsApproval(policy: Config["approval_policy"], risk: string): boolean {
+  return policy === "always" || (policy === "on-risk" && risk !== "read");
+}
+
+// A frame also carries its envelope; keep a tool's fields well under the frame limit.
+function fieldBudget(config: Config): number {
+  return Math.max(256, Math.floor((config.max_server_frame_bytes - 512) / 6));
+}
+
+function boundedArguments(raw: string, parsed: unknown, budget: number): unknown {
+  if (parsed !== undefined && JSON.stringify(parsed).length <= budget) return parsed;
+  return capText(raw, budget).text;
+}
+
+async function runToolCall(
+  session: Session,
+  call: ChatToolCall,
+  signal: AbortSignal,
+  emit: TurnEmit,
+  deps: TurnDeps,
+): Promise<ToolResult> {
+  const { config } = deps;
+  const name = call.function.name;
+  const raw = call.function.arguments;
+  const budget = fieldBudget(config);
+  let parsed: unknown;
+  let jsonError: string | undefined;
+  try {
+    parsed = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (e) {
+    jsonError = e instanceof Error ? e.message : String(e);
+  }
+  await emit({
+    type: "tool.proposed",
+    call_id: call.id,
+    name,
+    arguments: boundedArguments(raw, parsed, budget),
+  }, signal);
+  const complete = async (result: ToolResult): Promise<ToolResult> => {
+    const cap = Math.min(config.max_tool_output_bytes, budget);
+    const capped = capText(result.output, cap);
+    const final = {
+      success: result.success,
+      output: capped.text,
+      truncated: result.truncated || capped.truncated,
+    };
+    // The cancelled call's completion is still reported, so it is not interruptible.
+    await emit({ type: "tool.completed", call_id: call.id, name, ...final });
+    return final;
+  };
+  const tool: AnyTool | undefined = deps.tools.get(name);
+  if (!tool) {
+    const known = deps.tools.list().map((t) => t.name).join(", ") || "none";
+    return await complete({
+      success: false,
+      output: `Unknown tool "${name}". Available tools: ${known}.`,
+      truncated: false,
+    });
+  }
+  if (jsonError !== undefined) {
+    return await complete({
+      success: false,
+      output: `Invalid arguments for ${name}: not valid JSON (${jsonError}). Send a JSON object.`,
+      truncated: false,
+    });
+  }
+  const check = tool.schema.safeParse(parsed);
+  if (!check.success) {
+    return await complete({
+      success: false,
+      output: `Invalid arguments for ${name}: ${describeIssues(check.error)}`,
+      truncated: false,
+    });
+  }
+  const args = check.data;
+  let risk;
+  let summary;
+  try {
+    risk = await tool.risk(args, { cwd: session.cwd });
+    summary = tool.summary(args);
+  } catch (e) {
+    return await complete({
+      success: false,
+      output: `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
+      truncated: false,
+    });
+  }
+  if (needsApproval(config.approval_policy, risk)) {
+    const approvalId = crypto.randomUUID();
+    const approval = session.waitForApproval(approvalId, signal);
+    approval.catch(() => {}); // observed below; avoid an unhandled rejection on early abort
+    await emit({
+      type: "approval.requested",
+      approval_id: approvalId,
+      call_id: call.id,
+      name,
+      risk,
+      cwd: session.cwd,
+      summary: capText(summary, Math.min(budget, 64 * 1024)).text,
+    }, signal);
+    const approved = await approval;
+    if (!approved) {
+      return await complete({ success: false, output: DENIED_RESULT, truncated: false });
+    }
+  }
+  signal.throwIfAborted();
+  await emit({ type: "tool.started", call_id: call.id, name }, signal).catch((e) => {
+    // Cancelled between approval and start: nothing ran, so no completion either.
+    throw e;
+  });
+  let result: ToolResult;
+  try {
+    result = await tool.run(args, {
+      cwd: session.cwd,
+      signal,
+      limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs: config.tool_timeout_ms },
+      secretEnv: deps.secretEnv,
+    });
+  } catch (e) {
+    result = signal.aborted ? { success: false, output: CANCELLED_RESULT, truncated: false } : {
+      success: false,
+      output: `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
+      truncated: false,
+    };
+  }
+  if (signal.aborted && result.success) {
+    result = { ...result, success: false };
+  }
+  return await complete(result);
+}
+
+/** Exposed for tests of the approval summary budget. */
+export const _internal = { fieldBudget, repairHistory };

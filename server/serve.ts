@@ -1,0 +1,85 @@
+/**
+ * Starts a Peon server on any pair of byte streams: stdin/stdout for `scv server`, in-memory
+ * pipes for the TUI and `scv exec`, anything an embedder likes.
+ *
+ * @module
+ */
+import type { Config } from "./config.ts";
+import { Connection } from "./connection.ts";
+import { OpenAIProvider } from "./provider/openai.ts";
+import type { Provider } from "./provider/types.ts";
+import { ToolRegistry } from "./tools/registry.ts";
+import { builtinTools } from "./tools/builtin.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import { createContextManager } from "./context_manager.ts";
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  /** Client → server bytes (NDJSON). */
+  readable: ReadableStream<Uint8Array>;
+  /** Server → client bytes (NDJSON). */
+  writable: WritableStream<Uint8Array>;
+  config: Config;
+  /** Defaults to the OpenAI-compatible provider of `config`. */
+  provider?: Provider;
+  /** Defaults to the built-in tools. */
+  tools?: ToolRegistry;
+  /** Diagnostics; defaults to stderr. Never receives secrets. */
+  log?: (line: string) => void;
+  /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
+  env?: (name: string) => string | undefined;
+}
+
+function defaultEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
+export function providerFromConfig(
+  config: Config,
+  env: (name: string) => string | undefined = defaultEnv,
+): Provider {
+  return new OpenAIProvider({
+    baseUrl: config.base_url,
+    apiKey: env(config.api_key_env) || undefined,
+    idleTimeoutMs: config.provider_timeout_ms,
+  });
+}
+
+/**
+ * Serves one Peon connection until the client's EOF (or a fatal error); resolves with the exit
+ * status: 0 after EOF, 1 when the output failed, 2 after a version mismatch.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "./serve.ts";
+ * import { DEFAULT_CONFIG } from "./config.ts";
+ * const input = ReadableStream.from<Uint8Array>([]);
+ * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
+ * console.assert(status === 0);
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<number> {
+  const { config } = options;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const env = options.env ?? defaultEnv;
+  const connection = new Connection({
+    readable: options.readable,
+    writable: options.writable,
+    config,
+    log,
+    deps: {
+      config,
+      provider: options.provider ?? providerFromConfig(config, env),
+      tools: options.tools ?? new ToolRegistry(builtinTools()),
+      context: createContextManager(config),
+      systemPrompt: buildSystemPrompt,
+      secretEnv: [config.api_key_env],
+    },
+  });
+  return connection.run();
+}

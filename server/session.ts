@@ -1,0 +1,94 @@
+/**
+ * One Peon session: its canonical workspace, its monotonic `seq`, its canonical history, its
+ * usage totals, the turn running on it and the approvals that turn waits for.
+ *
+ * @module
+ */
+import type { ChatMessage } from "./provider/types.ts";
+import { SeqCounter } from "./writer.ts";
+
+/** A turn in progress. */
+export interface ActiveTurn {
+  readonly id: string;
+  readonly requestId: string;
+  readonly controller: AbortController;
+  /** Settles once the turn's terminal event was queued. */
+  done: Promise<void>;
+}
+
+/** An approval the running turn waits for. */
+interface PendingApproval {
+  resolve: (approved: boolean) => void;
+}
+
+/** Input and output tokens a session has used since it started or was cleared. */
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * Session state. The agent loop mutates `history`; the connection owns turn bookkeeping.
+ *
+ * @example
+ * ```ts
+ * import { Session } from "./session.ts";
+ * const s = new Session("/tmp");
+ * s.history.push({ role: "user", content: "hi" });
+ * s.clear();
+ * console.assert(s.history.length === 0);
+ * ```
+ */
+export class Session {
+  readonly id: string = crypto.randomUUID();
+  readonly cwd: string;
+  readonly seq = new SeqCounter();
+  history: ChatMessage[] = [];
+  usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
+  /** Compaction metadata: how many messages compaction and trimming removed so far. */
+  compactedMessages = 0;
+  turn: ActiveTurn | undefined;
+  #approvals = new Map<string, PendingApproval>();
+
+  /** Creates a session on a canonical workspace path. */
+  constructor(cwd: string) {
+    this.cwd = cwd;
+  }
+
+  /** Drops history, compaction metadata and usage totals; `seq` goes on. */
+  clear(): void {
+    this.history = [];
+    this.usage = { input_tokens: 0, output_tokens: 0 };
+    this.compactedMessages = 0;
+  }
+
+  /**
+   * Registers an approval and waits for its resolution. The id is a fresh UUID; on abort the
+   * approval is forgotten (a later resolve gets `approval_not_found`) and the promise rejects.
+   */
+  waitForApproval(approvalId: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        this.#approvals.delete(approvalId);
+        reject(signal.reason);
+      };
+      this.#approvals.set(approvalId, {
+        resolve: (approved) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(approved);
+        },
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Resolves a pending approval; false when the id is unknown or already resolved. */
+  resolveApproval(approvalId: string, approved: boolean): boolean {
+    const pending = this.#approvals.get(approvalId);
+    if (!pending) return false;
+    this.#approvals.delete(approvalId);
+    pending.resolve(approved);
+    return true;
+  }
+}

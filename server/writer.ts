@@ -1,0 +1,271 @@
+/**
+ * The server's single output: a queue bounded by frame count and by bytes, drained in order
+ * to a byte sink. Turn emission waits for room (never drops) and is interrupted by its abort
+ * signal; connection-level sends give up after a backpressure timeout.
+ *
+ * @module
+ */
+import { encodeFrame } from "../protocol/ndjson.ts";
+
+/** Thrown by {@link FrameWriter.send} when the writer was closed or failed. */
+export class WriterClosedError extends Error {
+  /** Builds the error with the reason the writer stopped. */
+  constructor(reason: string) {
+    super(`Cannot send: the writer is closed (${reason})`);
+    this.name = "WriterClosedError";
+  }
+}
+
+/** Thrown by {@link FrameWriter.send} when no room appeared within the timeout. */
+export class BackpressureTimeoutError extends Error {
+  /** Builds the error for a wait of `ms` milliseconds. */
+  constructor(ms: number) {
+    super(`Cannot send: output blocked for ${ms} ms`);
+    this.name = "BackpressureTimeoutError";
+  }
+}
+
+/** Bounds of a {@link FrameWriter}. */
+export interface FrameWriterOptions {
+  /** Largest encoded frame, excluding its newline. */
+  maxFrameBytes: number;
+  /** Most frames queued at once; the protocol says 256. */
+  maxFrames?: number;
+  /** Most bytes queued at once; default max(16 MiB, 2 × maxFrameBytes). */
+  maxBytes?: number;
+}
+
+/** Per-session sequence numbers, assigned only when a frame is actually queued. */
+export class SeqCounter {
+  #last = 0;
+  /** The last number handed out (0 before the first). */
+  get last(): number {
+    return this.#last;
+  }
+  /** The number the next queued frame gets. */
+  peek(): number {
+    return this.#last + 1;
+  }
+  /** Takes the next number. */
+  take(): number {
+    return ++this.#last;
+  }
+}
+
+interface Waiter {
+  resolve: () => void;
+}
+
+/**
+ * Bounded, ordered frame output.
+ *
+ * @example
+ * ```ts
+ * import { FrameWriter } from "./writer.ts";
+ * const chunks: Uint8Array[] = [];
+ * const w = new FrameWriter(new WritableStream({ write: (c) => void chunks.push(c) }), {
+ *   maxFrameBytes: 1024,
+ * });
+ * await w.send({ type: "x" });
+ * await w.close();
+ * console.assert(chunks.length === 1);
+ * ```
+ */
+export class FrameWriter {
+  readonly maxFrames: number;
+  readonly maxBytes: number;
+  readonly maxFrameBytes: number;
+  #queue: Uint8Array[] = [];
+  #queuedBytes = 0;
+  #waiters: Waiter[] = [];
+  #drainWaiters: Array<() => void> = [];
+  #wakeDrain: (() => void) | undefined;
+  #sink: WritableStreamDefaultWriter<Uint8Array>;
+  #closedReason: string | undefined;
+  #closing = false;
+  #drainLoop: Promise<void>;
+  /** Resolves with the reason when the sink fails (broken pipe). */
+  readonly failed: Promise<string>;
+  #fail!: (reason: string) => void;
+
+  /** Starts draining into `sink` at once. */
+  constructor(sink: WritableStream<Uint8Array>, options: FrameWriterOptions) {
+    this.maxFrameBytes = options.maxFrameBytes;
+    this.maxFrames = options.maxFrames ?? 256;
+    this.maxBytes = options.maxBytes ?? Math.max(16 * 1024 * 1024, 2 * options.maxFrameBytes);
+    this.#sink = sink.getWriter();
+    this.failed = new Promise((resolve) => (this.#fail = resolve));
+    this.#drainLoop = this.#drain();
+  }
+
+  /** Frames queued and not yet handed to the sink. */
+  get queuedFrames(): number {
+    return this.#queue.length;
+  }
+
+  /** Bytes queued and not yet handed to the sink. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  // Room for any frame: a whole max-size frame fits under the byte bound.
+  #hasRoom(): boolean {
+    return this.#queue.length < this.maxFrames &&
+      this.#queuedBytes + this.maxFrameBytes + 1 <= this.maxBytes;
+  }
+
+  async #drain(): Promise<void> {
+    while (true) {
+      if (this.#queue.length === 0) {
+        if (this.#closing || this.#closedReason !== undefined) break;
+        for (const d of this.#drainWaiters.splice(0)) d();
+        await new Promise<void>((resolve) => (this.#wakeDrain = resolve));
+        this.#wakeDrain = undefined;
+        continue;
+      }
+      // Batch everything queued into one write: far fewer syscalls under a delta flood.
+      const frames = this.#queue;
+      const bytes = this.#queuedBytes;
+      this.#queue = [];
+      let chunk: Uint8Array;
+      if (frames.length === 1) chunk = frames[0]!;
+      else {
+        chunk = new Uint8Array(bytes);
+        let off = 0;
+        for (const f of frames) {
+          chunk.set(f, off);
+          off += f.length;
+        }
+      }
+      try {
+        await this.#sink.write(chunk);
+      } catch (e) {
+        const reason = e instanceof Error ? e.message : String(e);
+        this.#shutdown(`output failed: ${reason}`);
+        this.#fail(reason);
+        break;
+      }
+      this.#queuedBytes -= bytes;
+      this.#wakeSenders();
+    }
+    for (const d of this.#drainWaiters.splice(0)) d();
+  }
+
+  #wakeSenders(): void {
+    while (this.#waiters.length > 0 && (this.#hasRoom() || this.#closedReason !== undefined)) {
+      this.#waiters.shift()!.resolve();
+    }
+  }
+
+  #shutdown(reason: string): void {
+    if (this.#closedReason !== undefined) return;
+    this.#closedReason = reason;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    for (const w of this.#waiters.splice(0)) w.resolve();
+    this.#wakeDrain?.();
+  }
+
+  /**
+   * Queues one event, waiting for room. `seq`, when given, is assigned just before encoding, and
+   * only consumed when the frame is queued. Rejects with a `FrameTooLargeError` when the encoded
+   * frame is over the limit (nothing queued, no seq consumed), with the signal's reason on
+   * abort, with {@link BackpressureTimeoutError} after `timeoutMs`, or with
+   * {@link WriterClosedError}.
+   */
+  async send(
+    event: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number; seq?: SeqCounter } = {},
+  ): Promise<number | undefined> {
+    const { signal, timeoutMs, seq } = options;
+    let woken = false;
+    while (true) {
+      if (this.#closedReason !== undefined) throw new WriterClosedError(this.#closedReason);
+      signal?.throwIfAborted();
+      // A sender that was woken may go ahead of later arrivals; a new one queues behind waiters.
+      if (this.#hasRoom() && (woken || this.#waiters.length === 0)) break;
+      await this.#waitForRoom(signal, timeoutMs);
+      woken = true;
+    }
+    let n: number | undefined;
+    if (seq) {
+      n = seq.peek();
+      event = insertSeq(event, n);
+    }
+    const bytes = encodeFrame(event, this.maxFrameBytes);
+    if (seq) seq.take();
+    this.#queue.push(bytes);
+    this.#queuedBytes += bytes.length;
+    this.#wakeDrain?.();
+    return n;
+  }
+
+  #waitForRoom(signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waiter: Waiter = {
+        resolve: () => {
+          cleanup();
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        cleanup();
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(signal!.reason);
+      };
+      const cleanup = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          cleanup();
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          reject(new BackpressureTimeoutError(timeoutMs));
+        }, timeoutMs);
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Resolves when everything queued so far was handed to the sink (or the writer stopped). */
+  flushed(): Promise<void> {
+    if (this.#queue.length === 0 && this.#queuedBytes === 0) return Promise.resolve();
+    if (this.#closedReason !== undefined) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** Drains what is queued, then closes the sink. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#wakeDrain?.();
+    await this.#drainLoop;
+    this.#shutdown("closed");
+    await this.#sink.close().catch(() => {});
+  }
+
+  /** Drops what is queued and aborts the sink, waiting for the drain loop to end. */
+  async abort(reason = "aborted"): Promise<void> {
+    this.#shutdown(reason);
+    await this.#sink.abort(reason).catch(() => {});
+    await this.#drainLoop;
+  }
+}
+
+// Put seq right after turn_id/session_id, as the protocol's examples do; key order is cosmetic.
+function insertSeq(event: Record<string, unknown>, seq: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const [k, v] of Object.entries(event)) {
+    if (k === "seq") continue;
+    out[k] = v;
+    if (!placed && (k === "turn_id" || (k === "session_id" && !("turn_id" in event)))) {
+      out.seq = seq;
+      placed = true;
+    }
+  }
+  if (!placed) out.seq = seq;
+  return out;
+}
