@@ -1,0 +1,362 @@
+/**
+ * Integration tests of the connection rules of the Peon protocol: handshake, request errors,
+ * sessions, framing limits and shutdown, over the real `main.ts server`.
+ */
+import { assert, assertEquals, assertMatch } from "../support/assert.ts";
+import { ServerProcess } from "../support/server_process.ts";
+
+async function withProc(
+  options: Parameters<typeof ServerProcess.start>[0],
+  fn: (p: ServerProcess) => Promise<void>,
+): Promise<void> {
+  const p = await ServerProcess.start(options);
+  try {
+    await fn(p);
+    assertEquals(p.schemaErrors, []);
+  } finally {
+    await p.kill();
+  }
+}
+
+Deno.test("initialize is answered with initialized, protocol_version 1 and the server info", async () => {
+  await withProc({}, async (p) => {
+    await p.send({
+      type: "initialize",
+      request_id: "1",
+      protocol_version: 1,
+      client: { name: "t", version: "0" },
+    });
+    const ev = await p.nextOf("initialized");
+    assertEquals(ev, {
+      type: "initialized",
+      request_id: "1",
+      protocol_version: 1,
+      server: { name: "scv-server", version: "0.1.0" },
+    });
+  });
+});
+
+Deno.test("a version mismatch is a fatal error and the server exits with status 2", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 2 });
+    const ev = await p.nextOf("error");
+    assertEquals(ev.code, "version_mismatch");
+    assertEquals(ev.fatal, true);
+    assertEquals(ev.request_id, "1");
+    assertEquals(await p.exited(), 2);
+  });
+});
+
+Deno.test("messages before initialize get not_initialized", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "session.start", request_id: "a", cwd: "/tmp" });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id, ev.fatal], ["not_initialized", "a", false]);
+    // The connection goes on: initialize still works.
+    await p.send({ type: "initialize", request_id: "b", protocol_version: 1 });
+    await p.nextOf("initialized");
+  });
+});
+
+Deno.test("an unknown message type is invalid_request with its request_id, not fatal", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    await p.send({ type: "turn.pause", request_id: "x1" });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id, ev.fatal], ["invalid_request", "x1", false]);
+    assertMatch(ev.message, /turn\.pause/);
+  });
+});
+
+Deno.test("an unknown message type before initialize is still rejected as unknown", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "nope", request_id: "x" });
+    const ev = await p.nextOf("error");
+    assertEquals(ev.code, "invalid_request");
+  });
+});
+
+Deno.test("a frame that is not JSON is invalid_json and the connection goes on", async () => {
+  await withProc({}, async (p) => {
+    await p.send("{not json");
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.fatal, "request_id" in ev], ["invalid_json", false, false]);
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
+    await p.nextOf("initialized");
+  });
+});
+
+Deno.test("a JSON value that is not an object is invalid_request", async () => {
+  await withProc({}, async (p) => {
+    await p.send("[1,2]");
+    assertEquals((await p.nextOf("error")).code, "invalid_request");
+  });
+});
+
+Deno.test("unknown fields are ignored", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1, extra: { a: 1 } });
+    await p.nextOf("initialized");
+  });
+});
+
+Deno.test("a message missing a required field is invalid_request naming the field", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    await p.send({ type: "turn.start", request_id: "r", prompt: "hi" });
+    const ev = await p.nextOf("error");
+    assertEquals(ev.code, "invalid_request");
+    assertMatch(ev.message, /session_id/);
+  });
+});
+
+Deno.test("a second initialize is invalid_request", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    await p.send({ type: "initialize", request_id: "again", protocol_version: 1 });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id], ["invalid_request", "again"]);
+  });
+});
+
+Deno.test("session.start canonicalizes cwd through symlinks", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
+    await p.nextOf("initialized");
+    const real = await Deno.makeTempDir({ dir: p.tempDir });
+    const link = `${p.tempDir}/link`;
+    await Deno.symlink(real, link);
+    await p.send({ type: "session.start", request_id: "s", cwd: `${link}/./` });
+    const ev = await p.nextOf("session.started");
+    assertEquals(ev.cwd, await Deno.realPath(real));
+    assertEquals(ev.model, "gpt-4.1-mini");
+    assertEquals(ev.context_max_tokens, 128000);
+    assertEquals(ev.max_server_frame_bytes, 8388608);
+    assertEquals(ev.max_transcript_bytes, 8388608);
+    assertEquals(ev.max_transcript_items, 10000);
+    assertEquals(ev.max_prompt_history_bytes, 1048576);
+    assertEquals(ev.max_prompt_history_items, 200);
+    assert(!("seq" in ev), "session.started carries no seq");
+  });
+});
+
+Deno.test("session.start rejects a relative, missing, non-directory or non-string cwd", async () => {
+  await withProc({}, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
+    await p.nextOf("initialized");
+    const file = `${p.tempDir}/file.txt`;
+    await Deno.writeTextFile(file, "x");
+    const cases: Array<[unknown, RegExp]> = [
+      ["relative/dir", /absolute/],
+      [`${p.tempDir}/missing`, /does not exist/],
+      [file, /not a directory/],
+      [42, /cwd/],
+    ];
+    for (const [i, [cwd, re]] of cases.entries()) {
+      await p.send({ type: "session.start", request_id: `s${i}`, cwd });
+      const ev = await p.nextOf("error");
+      assertEquals([ev.code, ev.request_id], ["invalid_request", `s${i}`]);
+      assertMatch(ev.message, re);
+    }
+    await p.send({ type: "session.start", request_id: "nocwd" });
+    assertEquals((await p.nextOf("error")).code, "invalid_request");
+  });
+});
+
+Deno.test("requests naming an unknown session get session_not_found", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    const msgs = [
+      { type: "turn.start", request_id: "a", session_id: "nope", prompt: "hi" },
+      { type: "turn.cancel", request_id: "b", session_id: "nope", turn_id: "t" },
+      {
+        type: "approval.resolve",
+        request_id: "c",
+        session_id: "nope",
+        approval_id: "x",
+        approved: true,
+      },
+      { type: "session.clear", request_id: "d", session_id: "nope" },
+    ];
+    for (const m of msgs) {
+      await p.send(m);
+      const ev = await p.nextOf("error");
+      assertEquals([ev.code, ev.request_id], ["session_not_found", m.request_id]);
+    }
+  });
+});
+
+Deno.test("turn.cancel of a turn that is not running gets turn_not_found", async () => {
+  await withProc({}, async (p) => {
+    const { sessionId } = await p.open();
+    await p.send({ type: "turn.cancel", request_id: "c", session_id: sessionId, turn_id: "nope" });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id], ["turn_not_found", "c"]);
+  });
+});
+
+Deno.test("approval.resolve of an unknown approval gets approval_not_found", async () => {
+  await withProc({}, async (p) => {
+    const { sessionId } = await p.open();
+    await p.send({
+      type: "approval.resolve",
+      request_id: "r",
+      session_id: sessionId,
+      approval_id: crypto.randomUUID(),
+      approved: true,
+    });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id], ["approval_not_found", "r"]);
+  });
+});
+
+Deno.test("empty and whitespace-only prompts are rejected", async () => {
+  await withProc({}, async (p) => {
+    const { sessionId } = await p.open();
+    for (const [i, prompt] of ["", "  \n\t "].entries()) {
+      await p.send({ type: "turn.start", request_id: `e${i}`, session_id: sessionId, prompt });
+      const ev = await p.nextOf("error");
+      assertEquals([ev.code, ev.request_id], ["invalid_request", `e${i}`]);
+      assertMatch(ev.message, /empty/);
+    }
+  });
+});
+
+Deno.test("a prompt one byte over max_prompt_bytes is invalid_request", async () => {
+  // The prompt of exactly the limit is accepted (it then fails at the unreachable provider).
+  await withProc(
+    { config: { max_prompt_bytes: 10, base_url: "http://127.0.0.1:9/v1" } },
+    async (p) => {
+      const { sessionId } = await p.open();
+      await p.send({
+        type: "turn.start",
+        request_id: "over",
+        session_id: sessionId,
+        prompt: "é".repeat(5) + "x",
+      });
+      const ev = await p.nextOf("error");
+      assertEquals([ev.code, ev.request_id], ["invalid_request", "over"]);
+      assertMatch(ev.message, /11 bytes exceeds max_prompt_bytes \(10\)/);
+      await p.send({
+        type: "turn.start",
+        request_id: "exact",
+        session_id: sessionId,
+        prompt: "é".repeat(5),
+      });
+      const started = await p.nextOf("turn.started");
+      assertEquals(started.request_id, "exact");
+    },
+  );
+});
+
+Deno.test("a client frame over max_client_frame_bytes is invalid_request and the stream resynchronises", async () => {
+  await withProc({ config: { max_client_frame_bytes: 100 } }, async (p) => {
+    const big = JSON.stringify({
+      type: "initialize",
+      request_id: "big",
+      protocol_version: 1,
+      pad: "x".repeat(500),
+    });
+    await p.send(big);
+    const ev = await p.nextOf("error");
+    assertEquals(ev.code, "invalid_request");
+    assertMatch(ev.message, /max_client_frame_bytes/);
+    // Exactly 100 bytes passes.
+    const base = { type: "initialize", request_id: "ok", protocol_version: 1, pad: "" };
+    const pad = 100 - JSON.stringify(base).length;
+    const exact = JSON.stringify({ ...base, pad: "y".repeat(pad) });
+    assertEquals(new TextEncoder().encode(exact).length, 100);
+    await p.send(exact);
+    const ok = await p.nextOf("initialized");
+    assertEquals(ok.request_id, "ok");
+  });
+});
+
+Deno.test("a 20 MiB line without newline is rejected without buffering it", async () => {
+  await withProc({}, async (p) => {
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    for (let i = 0; i < 20; i++) await p.sendBytes(chunk);
+    await p.sendBytes(new TextEncoder().encode("\n"));
+    const ev = await p.nextOf("error");
+    assertEquals(ev.code, "invalid_request");
+    await p.send({ type: "initialize", request_id: "after", protocol_version: 1 });
+    assertEquals((await p.nextOf("initialized")).request_id, "after");
+  });
+});
+
+Deno.test("EOF on stdin with no turn exits with status 0", async () => {
+  const p = await ServerProcess.start({});
+  await p.open();
+  assertEquals(await p.stop(), 0);
+});
+
+Deno.test("several sessions on one connection have their own ids", async () => {
+  await withProc({}, async (p) => {
+    const a = await p.open();
+    const dir = await Deno.makeTempDir({ dir: p.tempDir });
+    await p.send({ type: "session.start", request_id: "s2", cwd: dir });
+    const b = await p.nextOf("session.started");
+    assert(a.sessionId !== b.session_id);
+  });
+});
+
+Deno.test("stdout carries only protocol frames; diagnostics go to stderr", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    await p.send("garbage");
+    await p.nextOf("error");
+    await p.closeStdin();
+    await p.exited();
+    for (const line of p.rawLines) JSON.parse(line);
+  });
+});
+
+Deno.test("a bad config file is a startup error naming the file and the key", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/bad.jsonc`;
+    await Deno.writeTextFile(path, '{ "max_steps": -1, }');
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        "--allow-read",
+        "--allow-env",
+        "main.ts",
+        "server",
+        "--config",
+        path,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { XDG_CONFIG_HOME: dir },
+    }).output();
+    assertEquals(out.code, 2);
+    assertEquals(new TextDecoder().decode(out.stdout), "");
+    const err = new TextDecoder().decode(out.stderr);
+    assertMatch(err, /bad\.jsonc/);
+    assertMatch(err, /"max_steps" must be a positive integer, got -1/);
+    await Deno.writeTextFile(path, '{ "max_stepz": 3 }');
+    const out2 = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        "--allow-read",
+        "--allow-env",
+        "main.ts",
+        "server",
+        "--config",
+        path,
+      ],
+      stdin: "null",
+      stderr: "piped",
+      stdout: "null",
+      env: { XDG_CONFIG_HOME: dir },
+    }).output();
+    assertEquals(out2.code, 2);
+    assertMatch(new TextDecoder().decode(out2.stderr), /unknown key "max_stepz"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
