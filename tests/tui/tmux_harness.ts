@@ -1,0 +1,194 @@
+/**
+ * Runs the real TUI in a tmux pane for end-to-end tests: a private tmux server (its own socket),
+ * a plain bash in the pane, the TUI started from that shell against a mock provider, keys sent
+ * with `send-keys`, and the screen read with `capture-pane`.
+ *
+ * @module
+ */
+import { MockOpenAI, type MockScript } from "../support/mock_openai.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Whether tmux is installed; the E2E tests are skipped only when it is not. */
+export const HAS_TMUX = (() => {
+  try {
+    return new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+})();
+
+/** Options of {@link TuiSession.start}. */
+export interface TuiSessionOptions {
+  script: MockScript;
+  width?: number;
+  height?: number;
+  /** Extra config keys written to the JSONC file passed with --config. */
+  config?: Record<string, unknown>;
+  /** Extra environment for the TUI. */
+  env?: Record<string, string>;
+  /** Extra TUI arguments. */
+  args?: string[];
+  /** Files to create in the workspace before starting. */
+  files?: Record<string, string>;
+}
+
+function tmux(socket: string, args: string[]): { ok: boolean; out: string; err: string } {
+  const r = new Deno.Command("tmux", {
+    args: ["-L", socket, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .outputSync();
+  const dec = new TextDecoder();
+  return { ok: r.success, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A TUI running in a private tmux server. */
+export class TuiSession {
+  readonly socket: string;
+  readonly mock: MockOpenAI;
+  readonly dir: string;
+  readonly workspace: string;
+  readonly stateHome: string;
+
+  private constructor(socket: string, mock: MockOpenAI, dir: string) {
+    this.socket = socket;
+    this.mock = mock;
+    this.dir = dir;
+    this.workspace = `${dir}/work`;
+    this.stateHome = `${dir}/state`;
+  }
+
+  /** Starts the mock, the tmux server with a shell, and the TUI in it; waits for its prompt. */
+  static async start(options: TuiSessionOptions): Promise<TuiSession> {
+    const mock = await MockOpenAI.start(options.script);
+    const dir = await Deno.makeTempDir({ prefix: "scv-tui-e2e-" });
+    const socket = `scvtest-${crypto.randomUUID().slice(0, 8)}`;
+    const s = new TuiSession(socket, mock, dir);
+    await Deno.mkdir(s.workspace, { recursive: true });
+    await Deno.mkdir(`${dir}/config`, { recursive: true });
+    for (const [name, content] of Object.entries(options.files ?? {})) {
+      await Deno.writeTextFile(`${s.workspace}/${name}`, content);
+    }
+    const configPath = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(
+      configPath,
+      JSON.stringify({ provider_timeout_ms: 10000, ...(options.config ?? {}) }),
+    );
+    const env: Record<string, string> = {
+      OPENAI_BASE_URL: mock.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      XDG_STATE_HOME: s.stateHome,
+      XDG_CONFIG_HOME: `${dir}/config`,
+      ...(options.env ?? {}),
+    };
+    const r = tmux(socket, [
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      "scv",
+      "-x",
+      String(options.width ?? 100),
+      "-y",
+      String(options.height ?? 30),
+      "-c",
+      s.workspace,
+      "env PS1='$ ' bash --norc --noprofile -i",
+    ]);
+    if (!r.ok) {
+      await mock.close();
+      throw new Error(`tmux new-session failed: ${r.err}`);
+    }
+    tmux(socket, ["set-option", "-g", "history-limit", "5000"]);
+    const cmd = [
+      "env",
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      "deno",
+      "run",
+      "--no-prompt",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net",
+      "--allow-run",
+      "--allow-sys",
+      MAIN,
+      "--config",
+      configPath,
+      "--cwd",
+      s.workspace,
+      ...(options.args ?? []),
+    ].map(shellQuote).join(" ");
+    await s.waitFor(/^\$/m);
+    s.type(`${cmd}; echo "tui-exit-status=$?"`);
+    s.keys("Enter");
+    await s.waitFor("ask anything", 20000);
+    return s;
+  }
+
+  /** Types literal text. */
+  type(text: string): void {
+    tmux(this.socket, ["send-keys", "-t", "scv", "-l", text]);
+  }
+
+  /** Sends tmux key names (`Enter`, `Escape`, `C-c`, `Up`). */
+  keys(...names: string[]): void {
+    tmux(this.socket, ["send-keys", "-t", "scv", ...names]);
+  }
+
+  /** Sends raw bytes, given as hex pairs. */
+  bytes(hex: string[]): void {
+    tmux(this.socket, ["send-keys", "-t", "scv", "-H", ...hex]);
+  }
+
+  /** Resizes the window. */
+  resize(width: number, height: number): void {
+    tmux(this.socket, ["resize-window", "-t", "scv", "-x", String(width), "-y", String(height)]);
+  }
+
+  /** The visible pane as text (or with `history`, the scrollback too). */
+  capture(history = false): string {
+    const args = ["capture-pane", "-p", "-t", "scv"];
+    if (history) args.push("-S", "-");
+    return tmux(this.socket, args).out;
+  }
+
+  /** Waits until the pane shows `what` (a string or a pattern), or fails with the pane. */
+  async waitFor(what: string | RegExp, timeoutMs = 10000, history = false): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let pane = "";
+    while (Date.now() < deadline) {
+      pane = this.capture(history);
+      if (typeof what === "string" ? pane.includes(what) : what.test(pane)) return pane;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`Timed out waiting for ${String(what)}; the pane shows:\n${pane}`);
+  }
+
+  /** Waits until `what` is no longer shown. */
+  async waitForGone(what: string | RegExp, timeoutMs = 10000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let pane = "";
+    while (Date.now() < deadline) {
+      pane = this.capture();
+      if (!(typeof what === "string" ? pane.includes(what) : what.test(pane))) return pane;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`Timed out waiting for ${String(what)} to go; the pane shows:\n${pane}`);
+  }
+
+  /** Kills the tmux server, the mock and the temp dir. */
+  async close(): Promise<void> {
+    tmux(this.socket, ["kill-server"]);
+    await this.mock.close();
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+  }
+}

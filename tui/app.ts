@@ -1,0 +1,343 @@
+/**
+ * The TUI's I/O shell: raw mode, the stdin reader, SIGWINCH, the Peon client, and cleanup on
+ * every exit path. Everything it shows comes from {@link renderLive} and {@link renderItem}
+ * over the state that {@link applyEvent} and {@link applyKey} maintain; this file only moves
+ * bytes and timers.
+ *
+ * @module
+ */
+import type { PeonClient as _PeonClient } from "../protocol/client.ts";
+import type { Config } from "../server/config.ts";
+import { KeyParser } from "./keys.ts";
+import { loadHistoryFile, saveHistoryFile, stateDir } from "./history.ts";
+import { createRenderCache, renderItem, renderLive, type View } from "./render.ts";
+import {
+  addNotice,
+  applyEvent,
+  applyKey,
+  type ClientState,
+  createState,
+  drainOutbox,
+  type Effect,
+  markClosed,
+} from "./state.ts";
+import {
+  CLEAR_SCREEN,
+  CURSOR_HIDE,
+  CURSOR_SHOW,
+  LiveRegion,
+  PASTE_OFF,
+  PASTE_ON,
+  SYNC_END,
+} from "./terminal.ts";
+import { colorEnabled, makeStyle } from "./text.ts";
+import { openServer, type ServerLink } from "./server_link.ts";
+
+/** Options of {@link runApp}. */
+export interface AppOptions {
+  config: Config;
+  /** The workspace, absolute. */
+  cwd: string;
+  /** Spawn this command (with `bash -c`) as the server instead of running one in-process. */
+  serverCommand?: string;
+}
+
+const encoder = new TextEncoder();
+const ESC_TIMEOUT_MS = 40;
+const FRAME_MS = 8;
+const SHUTDOWN_MS = 5000;
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeAll(s: string): void {
+  if (s === "") return;
+  let data = encoder.encode(s);
+  while (data.length > 0) {
+    const n = Deno.stdout.writeSync(data);
+    data = data.subarray(n);
+  }
+}
+
+/**
+ * Runs the TUI on the process's terminal until the user quits, the server goes away or a
+ * signal arrives; resolves with the exit status. The terminal is restored on every path.
+ */
+export async function runApp(options: AppOptions): Promise<number> {
+  const { config } = options;
+  const dir = stateDir(env);
+  const historyPath = dir ? `${dir}/history.jsonl` : undefined;
+  const historyLimits = {
+    maxItems: config.max_prompt_history_items,
+    maxBytes: config.max_prompt_history_bytes,
+  };
+  const state: ClientState = createState({
+    model: config.model,
+    cwd: options.cwd,
+    historyLimits,
+    historyEntries: historyPath ? await loadHistoryFile(historyPath) : [],
+    transcriptLimits: {
+      maxItems: config.max_transcript_items,
+      maxBytes: config.max_transcript_bytes,
+    },
+    serverLabel: options.serverCommand ? `command: ${options.serverCommand}` : "in-process",
+  });
+  const style = makeStyle(colorEnabled(env));
+  const home = env("HOME");
+  const region = new LiveRegion();
+  const cache = createRenderCache();
+  const parser = new KeyParser();
+
+  let exiting = false;
+  let resolveExit!: (r: { status: number; message?: string | undefined }) => void;
+  const exited = new Promise<{ status: number; message?: string | undefined }>((r) => {
+    resolveExit = r;
+  });
+  const finish = (status: number, message?: string) => {
+    if (exiting) return;
+    exiting = true;
+    resolveExit({ status, message });
+  };
+
+  // --- rendering ---------------------------------------------------------------------------
+  let renderTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastRender = 0;
+  let renderedVersion = -1;
+  let pendingResize: number | undefined;
+  let pendingClear = false;
+  let terminalReady = false;
+  const view = (): View => {
+    const { columns, rows } = Deno.consoleSize();
+    return { width: Math.max(10, columns - 1), height: Math.max(4, rows), style, home };
+  };
+  const renderNow = () => {
+    renderTimer = undefined;
+    if (!terminalReady) return;
+    lastRender = performance.now();
+    const v = view();
+    const clear = pendingClear;
+    const resized = pendingResize;
+    pendingClear = false;
+    pendingResize = undefined;
+    if (state.version === renderedVersion && !clear && resized === undefined) return;
+    renderedVersion = state.version;
+    const above = drainOutbox(state).flatMap((item) => renderItem(item, v));
+    const live = renderLive(state, v, cache);
+    let out: string;
+    if (clear) {
+      out = CLEAR_SCREEN + region.update(live, { above, cleared: true });
+    } else if (resized !== undefined) {
+      out = region.update(live, { above, resizedTo: resized });
+    } else {
+      out = region.update(live, { above });
+    }
+    writeAll(out);
+  };
+  const schedule = () => {
+    if (renderTimer !== undefined || exiting) return;
+    const delay = Math.max(0, lastRender + FRAME_MS - performance.now());
+    renderTimer = setTimeout(renderNow, delay);
+  };
+
+  // --- effects -------------------------------------------------------------------------------
+  let link: ServerLink | undefined;
+  let saving = Promise.resolve();
+  const run = (effects: Effect[]) => {
+    for (const fx of effects) {
+      switch (fx.kind) {
+        case "send":
+          if (!link) break;
+          link.client.send(fx.message).catch((e) => {
+            addNotice(state, "error", `Could not send ${fx.message.type}: ${errorText(e)}`);
+            schedule();
+          });
+          break;
+        case "exit":
+          finish(fx.status, fx.message);
+          break;
+        case "clear-screen":
+          pendingClear = true;
+          break;
+        case "save-history":
+          if (historyPath) {
+            saving = saving.then(() => saveHistoryFile(historyPath, state.history)).catch(
+              () => {},
+            );
+          }
+          break;
+      }
+    }
+    schedule();
+  };
+
+  // --- signals and crashes -------------------------------------------------------------------
+  const onResize = () => {
+    pendingResize = Deno.consoleSize().columns;
+    state.version++;
+    schedule();
+  };
+  const signalHandlers: Array<[Deno.Signal, () => void]> = [
+    ["SIGWINCH", onResize],
+    ["SIGINT", () => finish(130)],
+    ["SIGTERM", () => finish(143)],
+    ["SIGHUP", () => finish(129)],
+  ];
+  for (const [sig, fn] of signalHandlers) {
+    try {
+      Deno.addSignalListener(sig, fn);
+    } catch {
+      // A signal this platform does not have; nothing to listen to.
+    }
+  }
+  const onRejection = (e: PromiseRejectionEvent) => {
+    e.preventDefault();
+    finish(1, `scv: internal error: ${errorText(e.reason)}`);
+  };
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    finish(1, `scv: internal error: ${errorText(e.error ?? e.message)}`);
+  };
+  globalThis.addEventListener("unhandledrejection", onRejection);
+  globalThis.addEventListener("error", onError);
+
+  // --- terminal ------------------------------------------------------------------------------
+  let escTimer: ReturnType<typeof setTimeout> | undefined;
+  const handleKeys = (events: ReturnType<KeyParser["feed"]>) => {
+    for (const ev of events) run(applyKey(state, ev));
+  };
+  const readInput = async () => {
+    const buf = new Uint8Array(64 * 1024);
+    while (!exiting) {
+      let n: number | null;
+      try {
+        n = await Deno.stdin.read(buf);
+      } catch (e) {
+        if (!exiting) finish(1, `scv: cannot read the terminal: ${errorText(e)}`);
+        return;
+      }
+      if (n === null) {
+        finish(0);
+        return;
+      }
+      if (escTimer !== undefined) clearTimeout(escTimer);
+      escTimer = undefined;
+      handleKeys(parser.feed(buf.subarray(0, n)));
+      if (parser.pending) {
+        escTimer = setTimeout(() => {
+          escTimer = undefined;
+          handleKeys(parser.flush());
+        }, ESC_TIMEOUT_MS);
+      }
+    }
+  };
+
+  let status = 1;
+  let message: string | undefined;
+  try {
+    Deno.stdin.setRaw(true);
+    writeAll(PASTE_ON + CURSOR_HIDE);
+    terminalReady = true;
+    renderNow();
+    void readInput();
+
+    link = await openServer({
+      config,
+      cwd: options.cwd,
+      ...(options.serverCommand !== undefined ? { serverCommand: options.serverCommand } : {}),
+      ...(dir !== undefined ? { logDir: dir } : {}),
+    });
+    const client = link.client;
+    client.on((input) => {
+      if (input.kind === "event") {
+        run(applyEvent(state, input.event));
+      } else if (input.kind === "malformed") {
+        addNotice(
+          state,
+          "warn",
+          `The server sent a malformed frame (${input.reason}); it was ignored`,
+        );
+        schedule();
+      } else if (!exiting) {
+        markClosed(state);
+        schedule();
+        void link!.exitStatus().then((code) => {
+          const how = code === undefined ? "" : ` (exit status ${code})`;
+          const tail = link!.recentLog().slice(-5).join("\n");
+          finish(
+            1,
+            `scv: the server closed the connection${how}${input.error ? `: ${input.error}` : ""}` +
+              (tail ? `\nLast server messages:\n${tail}` : ""),
+          );
+        });
+      }
+    });
+    const started = (async () => {
+      await client.initialize();
+      await client.startSession(options.cwd);
+      addNotice(
+        state,
+        "info",
+        `scv · ${state.model} · ${state.cwd}\nType a prompt and press Enter; /help lists commands.`,
+      );
+      schedule();
+    })();
+    started.catch((e) => finish(1, `scv: could not start a session: ${errorText(e)}`));
+    const result = await exited;
+    status = result.status;
+    message = result.message;
+  } catch (e) {
+    status = 1;
+    message = `scv: ${errorText(e)}`;
+  } finally {
+    exiting = true;
+    if (renderTimer !== undefined) clearTimeout(renderTimer);
+    if (escTimer !== undefined) clearTimeout(escTimer);
+    // Flush what finished (so the last answer is in scrollback), then remove the live region.
+    try {
+      if (terminalReady) {
+        const v = view();
+        const above = drainOutbox(state).flatMap((item) => renderItem(item, v));
+        writeAll(region.update([], { above }) + region.erase());
+      }
+    } catch {
+      // The terminal may be gone; restoring below is still attempted.
+    }
+    restoreTerminal();
+    for (const [sig, fn] of signalHandlers) {
+      try {
+        Deno.removeSignalListener(sig, fn);
+      } catch {
+        // Never added.
+      }
+    }
+    globalThis.removeEventListener("unhandledrejection", onRejection);
+    globalThis.removeEventListener("error", onError);
+    if (message) console.error(message);
+    await saving;
+    if (link) await link.shutdown(SHUTDOWN_MS);
+  }
+  return status;
+}
+
+/** Leaves raw mode, shows the cursor, disables bracketed paste; safe to call twice. */
+export function restoreTerminal(): void {
+  try {
+    writeAll(SYNC_END + PASTE_OFF + CURSOR_SHOW);
+  } catch {
+    // stdout is gone.
+  }
+  try {
+    Deno.stdin.setRaw(false);
+  } catch {
+    // Not a terminal any more.
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

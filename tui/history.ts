@@ -1,0 +1,177 @@
+/**
+ * Prompt history: a bounded list of sent prompts that Up and Down walk through, persisted as
+ * JSON lines under `$XDG_STATE_HOME/scv/` (else `~/.local/state/scv/`). The bounds are the
+ * `max_prompt_history_items` and `max_prompt_history_bytes` of `session.started`; the oldest
+ * entries go first.
+ *
+ * @module
+ */
+
+/** Limits of a {@link PromptHistory}. */
+export interface HistoryLimits {
+  maxItems: number;
+  maxBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A bounded prompt history with a walking cursor. Walking keeps the draft the user was typing,
+ * so Down past the newest entry gives it back.
+ *
+ * @example
+ * ```ts
+ * import { PromptHistory } from "./history.ts";
+ * const h = new PromptHistory({ maxItems: 2, maxBytes: 100 });
+ * h.add("a"); h.add("b"); h.add("c");
+ * console.assert(h.entries.join() === "b,c");
+ * console.assert(h.previous("draft") === "c" && h.previous("") === "b");
+ * console.assert(h.next() === "c" && h.next() === "draft");
+ * ```
+ */
+export class PromptHistory {
+  #entries: string[] = [];
+  #bytes = 0;
+  #limits: HistoryLimits;
+  #index = -1; // -1: not walking; else index into entries
+  #draft = "";
+
+  /** Creates an empty history with the given bounds. */
+  constructor(limits: HistoryLimits, entries: readonly string[] = []) {
+    this.#limits = limits;
+    for (const e of entries) this.#push(e);
+    this.#enforce();
+  }
+
+  /** The entries, oldest first. */
+  get entries(): readonly string[] {
+    return this.#entries;
+  }
+
+  /** The encoded size of the entries as stored (one JSON line each). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Changes the bounds (from `session.started`), dropping the oldest entries to fit. */
+  setLimits(limits: HistoryLimits): void {
+    this.#limits = limits;
+    this.#enforce();
+  }
+
+  /** Adds a sent prompt (skipping an exact repeat of the newest) and stops walking. */
+  add(prompt: string): void {
+    this.#index = -1;
+    if (prompt.trim() === "") return;
+    if (this.#entries[this.#entries.length - 1] === prompt) return;
+    this.#push(prompt);
+    this.#enforce();
+  }
+
+  /** Whether Up/Down is walking the history. */
+  get walking(): boolean {
+    return this.#index !== -1;
+  }
+
+  /** Steps to the older entry; `draft` is the composer text, kept when walking starts. */
+  previous(draft: string): string | undefined {
+    if (this.#entries.length === 0) return undefined;
+    if (this.#index === -1) {
+      this.#draft = draft;
+      this.#index = this.#entries.length - 1;
+    } else if (this.#index > 0) {
+      this.#index--;
+    } else {
+      return undefined;
+    }
+    return this.#entries[this.#index];
+  }
+
+  /** Steps to the newer entry, or back to the draft past the newest. */
+  next(): string | undefined {
+    if (this.#index === -1) return undefined;
+    if (this.#index < this.#entries.length - 1) {
+      this.#index++;
+      return this.#entries[this.#index];
+    }
+    this.#index = -1;
+    return this.#draft;
+  }
+
+  /** Stops walking (after an edit), keeping the composer text as it is. */
+  reset(): void {
+    this.#index = -1;
+  }
+
+  /** The history as file content: one JSON string per line. */
+  serialize(): string {
+    return this.#entries.map((e) => JSON.stringify(e) + "\n").join("");
+  }
+
+  #push(e: string): void {
+    this.#entries.push(e);
+    this.#bytes += entryBytes(e);
+  }
+
+  #enforce(): void {
+    while (
+      this.#entries.length > 0 &&
+      (this.#entries.length > this.#limits.maxItems || this.#bytes > this.#limits.maxBytes)
+    ) {
+      this.#bytes -= entryBytes(this.#entries.shift()!);
+    }
+  }
+}
+
+function entryBytes(e: string): number {
+  return encoder.encode(JSON.stringify(e)).length + 1;
+}
+
+/**
+ * Parses history file content, skipping lines that are not JSON strings.
+ *
+ * @example
+ * ```ts
+ * import { parseHistory } from "./history.ts";
+ * console.assert(parseHistory('"a"\nnot json\n"b\\nc"\n').join("|") === "a|b\nc");
+ * ```
+ */
+export function parseHistory(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const v = JSON.parse(line);
+      if (typeof v === "string") out.push(v);
+    } catch {
+      // A damaged line is dropped; the rest of the history is still useful.
+    }
+  }
+  return out;
+}
+
+/** The directory for scv's state: `$XDG_STATE_HOME/scv` or `~/.local/state/scv`. */
+export function stateDir(env: (name: string) => string | undefined): string | undefined {
+  const xdg = env("XDG_STATE_HOME");
+  if (xdg) return `${xdg}/scv`;
+  const home = env("HOME");
+  return home ? `${home}/.local/state/scv` : undefined;
+}
+
+/** Loads the history file, or an empty list when it is missing or unreadable. */
+export async function loadHistoryFile(path: string): Promise<string[]> {
+  try {
+    return parseHistory(await Deno.readTextFile(path));
+  } catch {
+    return [];
+  }
+}
+
+/** Writes the history file atomically (a temporary file renamed over it). */
+export async function saveHistoryFile(path: string, history: PromptHistory): Promise<void> {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${path}.${Deno.pid}.tmp`;
+  await Deno.writeTextFile(tmp, history.serialize(), { mode: 0o600 });
+  await Deno.rename(tmp, path);
+}

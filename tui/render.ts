@@ -1,0 +1,426 @@
+/**
+ * The screen as a pure function of client state: {@link renderItem} turns a finished item into
+ * the lines written once to scrollback, {@link renderLive} turns the state into the lines of the
+ * live region at the bottom (streaming text, running tools, approval, composer, status line).
+ * A {@link RenderCache} only memoises work (wrapped stream rows, the composer), so the cost of
+ * a delta is proportional to what changed, never to the transcript's length.
+ *
+ * @module
+ */
+import type { Buffer } from "./composer.ts";
+import { renderDiff } from "./diff_view.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { type ClientState, formatTokens, type TranscriptItem } from "./state.ts";
+import {
+  displayWidth,
+  padTo,
+  sanitize,
+  type Style,
+  truncate,
+  wrapPlain,
+  wrapStyled,
+} from "./text.ts";
+
+/** The terminal geometry and styling a frame is rendered for. */
+export interface View {
+  /** Usable columns (one less than the terminal's, so no line ever autowraps). */
+  width: number;
+  /** Terminal rows; the live region takes at most `height - 1`. */
+  height: number;
+  style: Style;
+  /** The user's home directory, shown as `~` in the status line. */
+  home?: string | undefined;
+}
+
+const TOOL_PREVIEW_LINES = 8;
+const DIFF_PREVIEW_LINES = 40;
+const MAX_COMPOSER_ROWS = 10;
+
+/**
+ * Lines for one finished item, as written to scrollback, followed by one blank line.
+ *
+ * @example
+ * ```ts
+ * import { renderItem } from "./render.ts";
+ * import { makeStyle } from "./text.ts";
+ * const lines = renderItem({ kind: "user", text: "hello" }, { width: 40, height: 20, style: makeStyle(false) });
+ * console.assert(lines[0] === "› hello" && lines.at(-1) === "");
+ * ```
+ */
+export function renderItem(item: TranscriptItem, view: View): string[] {
+  const s = view.style;
+  const w = Math.max(10, view.width);
+  let lines: string[];
+  switch (item.kind) {
+    case "user":
+      lines = prefixRows(
+        sanitize(item.text).split("\n").flatMap((l) => wrapPlain(l, w - 2).map((r) => r.text)),
+        s.bold(s.cyan("› ")),
+        "  ",
+      ).map((l) => s.bold(l));
+      break;
+    case "assistant": {
+      const body = renderMarkdown(item.text, { width: w - 2, style: s });
+      lines = prefixRows(body.length ? body : [""], s.magenta("● "), "  ");
+      if (item.note) lines.push(s.gray(`  (${item.note})`));
+      break;
+    }
+    case "tool":
+      lines = renderTool(item, w, s);
+      break;
+    case "notice": {
+      const mark = item.level === "error"
+        ? s.red("✗ ")
+        : item.level === "warn"
+        ? s.yellow("! ")
+        : s.gray("· ");
+      const color = item.level === "error" ? s.red : item.level === "warn" ? s.yellow : s.gray;
+      const rows = sanitize(item.text).split("\n").flatMap((l) =>
+        wrapPlain(l, w - 2).map((r) => r.text)
+      );
+      lines = prefixRows(rows, mark, "  ").map((l) => color(l));
+      break;
+    }
+  }
+  lines.push("");
+  return lines;
+}
+
+function prefixRows(rows: string[], first: string, rest: string): string[] {
+  return rows.map((r, i) => (i === 0 ? first : rest) + r);
+}
+
+function renderTool(
+  item: Extract<TranscriptItem, { kind: "tool" }>,
+  w: number,
+  s: Style,
+): string[] {
+  const mark = item.success ? s.green("✓") : s.red("✗");
+  const head = `${mark} ${s.bold(item.name)} ${sanitize(item.summary).replace(/\n/g, " ")}`;
+  const lines = [truncate(head, w)];
+  const body: string[] = [];
+  const args = (typeof item.args === "object" && item.args !== null ? item.args : {}) as Record<
+    string,
+    unknown
+  >;
+  const str = (k: string) => (typeof args[k] === "string" ? args[k] as string : undefined);
+  const showDiff = item.success && (item.name === "edit_file" || item.name === "write_file");
+  if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
+    body.push(
+      ...renderDiff(str("old_string")!, str("new_string") ?? "", {
+        width: w - 4,
+        style: s,
+        maxLines: DIFF_PREVIEW_LINES,
+      }),
+    );
+  } else if (showDiff && item.name === "write_file" && str("content") !== undefined) {
+    body.push(
+      ...renderDiff("", str("content")!, { width: w - 4, style: s, maxLines: DIFF_PREVIEW_LINES }),
+    );
+  } else {
+    body.push(...outputPreview(item.output, w - 4, s, !item.success));
+    if (item.truncated) body.push(s.gray("(output truncated by the server)"));
+  }
+  body.forEach((l, i) => lines.push(s.gray(i === 0 ? "  ⎿ " : "    ") + l));
+  return lines;
+}
+
+/** The first lines of a tool's output, each cut to the width, with a count of the rest. */
+function outputPreview(output: string, w: number, s: Style, failed: boolean): string[] {
+  const text = sanitize(output).replace(/\n+$/, "");
+  if (text === "") return [s.gray("(no output)")];
+  const all = text.split("\n");
+  const shown = all.slice(0, TOOL_PREVIEW_LINES).map((l) => {
+    const cut = truncate(l, w);
+    return failed ? s.red(cut) : s.dim(cut);
+  });
+  if (all.length > TOOL_PREVIEW_LINES) {
+    shown.push(s.gray(`… ${all.length - TOOL_PREVIEW_LINES} more lines`));
+  }
+  return shown;
+}
+
+/** Wrapped rows of the streaming text, extended incrementally as deltas arrive. */
+interface StreamRows {
+  width: number;
+  /** Rows that can no longer change (all but the last row of the text so far). */
+  stable: string[];
+  /** Source offset where the unstable tail starts. */
+  offset: number;
+  /** The message the rows belong to (`ClientState.streamId`). */
+  id: number;
+}
+
+/** Memoised work between frames; keeps output identical to an uncached render. */
+export interface RenderCache {
+  stream?: StreamRows;
+  composer?: {
+    text: string;
+    cursor: number;
+    width: number;
+    placeholder: string;
+    rows: string[];
+    cursorRow: number;
+  };
+}
+
+/** A fresh, empty {@link RenderCache}. */
+export function createRenderCache(): RenderCache {
+  return {};
+}
+
+/** The wrapped rows of `text`, reusing the stable rows computed for a prefix of it. */
+function streamRows(cache: RenderCache, id: number, text: string, width: number): string[] {
+  let c = cache.stream;
+  if (!c || c.id !== id || c.width !== width || text.length < c.offset) {
+    c = { id, width, stable: [], offset: 0 };
+  }
+  // Complete logical lines become stable rows.
+  let nl = text.indexOf("\n", c.offset);
+  while (nl !== -1) {
+    for (const r of wrapPlain(text.slice(c.offset, nl), width)) c.stable.push(r.text);
+    c.offset = nl + 1;
+    nl = text.indexOf("\n", c.offset);
+  }
+  const tail = wrapPlain(text.slice(c.offset), width, c.offset);
+  // All rows but the last of the tail are stable too: appending text cannot change them.
+  for (let i = 0; i < tail.length - 1; i++) c.stable.push(tail[i]!.text);
+  const last = tail[tail.length - 1]!;
+  c.offset = last.start;
+  cache.stream = c;
+  return [last.text];
+}
+
+/** The last `count` rows of the streaming text. */
+function streamTail(
+  cache: RenderCache,
+  id: number,
+  text: string,
+  width: number,
+  count: number,
+): string[] {
+  if (count <= 0) return [];
+  const tail = streamRows(cache, id, text, width);
+  const stable = cache.stream!.stable;
+  const fromStable = Math.max(0, count - tail.length);
+  return [...stable.slice(Math.max(0, stable.length - fromStable)), ...tail].slice(-count);
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Lays out the composer: rows hard-wrapped at `width` columns by display width, with the
+ * cursor drawn as an inverse cell, and the row the cursor is on.
+ */
+export function layoutComposer(
+  b: Buffer,
+  width: number,
+  s: Style,
+  placeholder = "",
+): { rows: string[]; cursorRow: number } {
+  const w = Math.max(2, width);
+  if (b.text === "") {
+    const ph = placeholder ? s.gray(truncate(placeholder, w - 1)) : "";
+    return { rows: [s.inverse(" ") + ph], cursorRow: 0 };
+  }
+  const rows: string[] = [];
+  let cursorRow = 0;
+  let offset = 0;
+  for (const line of b.text.split("\n")) {
+    let row = "";
+    let rowWidth = 0;
+    for (const { segment: g, index } of segmenter.segment(line)) {
+      const gw = Math.max(displayWidth(g), g === "" ? 0 : 1);
+      if (rowWidth + gw > w - 1 && rowWidth > 0) {
+        rows.push(row);
+        row = "";
+        rowWidth = 0;
+      }
+      if (offset + index === b.cursor) {
+        cursorRow = rows.length;
+        row += s.inverse(g);
+      } else {
+        row += g;
+      }
+      rowWidth += gw;
+    }
+    if (offset + line.length === b.cursor) {
+      cursorRow = rows.length;
+      row += s.inverse(" ");
+    }
+    rows.push(row);
+    offset += line.length + 1;
+  }
+  return { rows, cursorRow };
+}
+
+function composerRows(cache: RenderCache, state: ClientState, width: number, s: Style) {
+  const placeholder = state.connection !== "ready"
+    ? "connecting…"
+    : state.turn
+    ? "type ahead; Enter queues the prompt · Esc cancels the turn"
+    : "ask anything · /help for commands";
+  const c = cache.composer;
+  if (
+    c && c.text === state.composer.text && c.cursor === state.composer.cursor &&
+    c.width === width && c.placeholder === placeholder
+  ) return c;
+  const laid = layoutComposer(state.composer, width, s, placeholder);
+  cache.composer = {
+    text: state.composer.text,
+    cursor: state.composer.cursor,
+    width,
+    placeholder,
+    ...laid,
+  };
+  return cache.composer;
+}
+
+function shortenPath(path: string, home: string | undefined, max: number): string {
+  let p = path;
+  if (home && (p === home || p.startsWith(home + "/"))) p = "~" + p.slice(home.length);
+  if (displayWidth(p) <= max) return p;
+  const parts = p.split("/");
+  return truncate("…/" + parts.slice(-2).join("/"), max);
+}
+
+function turnLabel(state: ClientState): string {
+  if (state.connection === "closed") return "disconnected";
+  if (state.connection === "connecting") return "connecting";
+  if (state.clearing) return "clearing";
+  const t = state.turn;
+  if (!t) return "idle";
+  switch (t.phase) {
+    case "starting":
+    case "thinking":
+      return "thinking";
+    case "streaming":
+      return "streaming";
+    case "tool": {
+      const running = state.tools.find((x) => x.status === "running");
+      return running ? `running ${running.name}` : "tool call";
+    }
+    case "approval":
+      return "awaiting approval";
+    case "cancelling":
+      return "cancelling";
+  }
+}
+
+/**
+ * The status line: model, workspace, context use (tokens and percent of the window) and the
+ * turn state.
+ */
+export function statusLine(state: ClientState, view: View): string {
+  const s = view.style;
+  const ctx = state.contextTokens ?? 0;
+  const max = state.session?.contextMaxTokens;
+  const ctxText = max
+    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${Math.round((ctx / max) * 100)}%)`
+    : `ctx ${formatTokens(ctx)}`;
+  const label = turnLabel(state);
+  const right = label === "idle" ? s.gray(label) : s.yellow(label);
+  const cwdMax = Math.max(
+    8,
+    view.width - displayWidth(state.model) - ctxText.length - label.length - 12,
+  );
+  const left = s.gray(`${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`);
+  const gap = view.width - displayWidth(left) - displayWidth(right);
+  if (gap < 1) return truncate(left + " " + right, view.width);
+  return left + " ".repeat(gap) + right;
+}
+
+function liveTools(state: ClientState, w: number, s: Style): string[] {
+  const shown = state.tools.slice(-5);
+  return shown.map((t) => {
+    const status = t.status === "running"
+      ? s.yellow("running")
+      : t.status === "awaiting"
+      ? s.yellow("waiting for approval")
+      : s.gray("proposed");
+    return truncate(
+      `${s.yellow("⋯")} ${s.bold(t.name)} ${sanitize(t.summary).replace(/\n/g, " ")} ${
+        s.gray("·")
+      } ${status}`,
+      w,
+    );
+  });
+}
+
+function approvalBox(state: ClientState, w: number, s: Style): string[] {
+  const a = state.approval;
+  if (!a) return [];
+  const riskColor = a.risk === "read" ? s.green : a.risk === "write" ? s.yellow : s.red;
+  const choice = (label: string, on: boolean) => (on ? s.inverse(` ${label} `) : ` ${label} `);
+  const lines = [
+    s.yellow("╭ ") + s.bold(`Approve ${a.name}?`) + "  risk: " + riskColor(a.risk),
+    ...wrapPlain(sanitize(a.summary).replace(/\n/g, " "), w - 2).slice(0, 3).map((r) =>
+      s.yellow("│ ") + r.text
+    ),
+    s.yellow("│ ") + s.gray(truncate(`in ${a.cwd}`, w - 2)),
+    s.yellow("╰ ") + choice("[y] approve", a.choice === "approve") + " " +
+    choice("[n] deny", a.choice === "deny") + s.gray("  ←/→ Enter"),
+  ];
+  return lines.map((l) => truncate(l, w));
+}
+
+/**
+ * The live region for a view: at most `height - 1` lines, each at most `width` columns.
+ *
+ * @example
+ * ```ts
+ * import { createRenderCache, renderLive } from "./render.ts";
+ * import { createState } from "./state.ts";
+ * import { makeStyle } from "./text.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 1, maxBytes: 9 } });
+ * const lines = renderLive(s, { width: 40, height: 10, style: makeStyle(false) }, createRenderCache());
+ * console.assert(lines.at(-1)!.startsWith("m · /w"));
+ * ```
+ */
+export function renderLive(state: ClientState, view: View, cache: RenderCache): string[] {
+  const s = view.style;
+  const w = Math.max(10, view.width);
+  const budget = Math.max(3, view.height - 1);
+  const rule = s.gray("─".repeat(w));
+
+  const middle: string[] = [];
+  middle.push(...liveTools(state, w, s));
+  middle.push(...approvalBox(state, w, s));
+  for (const q of state.queued.slice(-3)) {
+    middle.push(s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w)));
+  }
+  if (state.queued.length > 3) middle.push(s.gray(`↳ … ${state.queued.length - 3} more queued`));
+  if (state.hint) middle.push(s.yellow(truncate(state.hint, w)));
+
+  const comp = composerRows(cache, state, w - 2, s);
+  const maxComposer = Math.max(1, Math.min(MAX_COMPOSER_ROWS, budget - 3 - middle.length));
+  const first = Math.min(
+    Math.max(0, comp.cursorRow - maxComposer + 1),
+    Math.max(0, comp.rows.length - maxComposer),
+  );
+  const composer = comp.rows.slice(first, first + maxComposer).map((r, i) =>
+    (first + i === 0 ? s.cyan("› ") : "  ") + r
+  );
+  const bottom = [rule, ...composer, rule, statusLine(state, { ...view, width: w })];
+
+  const streamBudget = budget - bottom.length - middle.length;
+  const top: string[] = [];
+  if (state.streamText !== "" && streamBudget > 0) {
+    const rows = streamTail(cache, state.streamId, state.streamText, w - 2, streamBudget);
+    const totalStable = cache.stream?.stable.length ?? 0;
+    const firstIsStart = rows.length === totalStable + 1;
+    rows.forEach((r, i) => top.push((i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r));
+  } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
+    top.push(s.gray(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…"));
+  }
+  const lines = [...top, ...middle, ...bottom];
+  return lines.length > budget ? lines.slice(lines.length - budget) : lines;
+}
+
+/** Pads every line to the same width; used by tests that compare whole screens. */
+export function padLines(lines: string[], width: number): string[] {
+  return lines.map((l) => padTo(l, width));
+}
+
+/** Re-export for the shell: rows for text wrapped by display width. */
+export { wrapStyled };

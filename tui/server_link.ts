@@ -1,0 +1,193 @@
+/**
+ * Where the TUI's server runs: in this process over a pair of in-memory byte pipes (the
+ * default), or as a child process spawned from `--server-command`. Either way the TUI only sees
+ * a {@link PeonClient} over byte streams. Server diagnostics never reach the terminal: they go
+ * to `server.log` in scv's state directory and to a small in-memory tail for error reports.
+ *
+ * @module
+ */
+import { PeonClient } from "../protocol/client.ts";
+import type { Config } from "../server/config.ts";
+
+/** A connected server. */
+export interface ServerLink {
+  client: PeonClient;
+  /** Resolves with the server's exit status once it has ended (undefined if unknown). */
+  exitStatus(): Promise<number | undefined>;
+  /** The last diagnostic lines the server wrote. */
+  recentLog(): string[];
+  /** Closes the connection (EOF for the server) and waits, then kills what is left. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+/** Options of {@link openServer}. */
+export interface OpenServerOptions {
+  config: Config;
+  cwd: string;
+  serverCommand?: string;
+  /** Directory for `server.log`; without it, diagnostics are only kept in memory. */
+  logDir?: string;
+}
+
+const MAX_LOG_FILE_BYTES = 1024 * 1024;
+const TAIL_LINES = 50;
+
+/** A bounded diagnostic sink: a log file (truncated when it grows large) and a line tail. */
+class LogSink {
+  #file: Deno.FsFile | undefined;
+  #tail: string[] = [];
+  #encoder = new TextEncoder();
+
+  constructor(dir: string | undefined) {
+    if (!dir) return;
+    try {
+      Deno.mkdirSync(dir, { recursive: true });
+      const path = `${dir}/server.log`;
+      let truncate = false;
+      try {
+        truncate = Deno.statSync(path).size > MAX_LOG_FILE_BYTES;
+      } catch {
+        // No log yet.
+      }
+      this.#file = Deno.openSync(path, {
+        create: true,
+        write: true,
+        append: !truncate,
+        truncate,
+        mode: 0o600,
+      });
+    } catch {
+      this.#file = undefined;
+    }
+  }
+
+  line = (text: string): void => {
+    for (const l of text.split("\n")) {
+      if (l === "") continue;
+      this.#tail.push(l.length > 500 ? l.slice(0, 500) + "…" : l);
+      if (this.#tail.length > TAIL_LINES) this.#tail.shift();
+    }
+    if (this.#file) {
+      try {
+        this.#file.writeSync(this.#encoder.encode(`${new Date().toISOString()} ${text}\n`));
+      } catch {
+        this.#file = undefined;
+      }
+    }
+  };
+
+  get tail(): string[] {
+    return [...this.#tail];
+  }
+
+  close(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // Already closed.
+    }
+    this.#file = undefined;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<"timeout">((r) => {
+      timer = setTimeout(() => r("timeout"), ms);
+    }),
+  ]);
+}
+
+/**
+ * Starts or spawns the server and returns a client connected to it. The handshake is left to
+ * the caller.
+ */
+export async function openServer(options: OpenServerOptions): Promise<ServerLink> {
+  const log = new LogSink(options.logDir);
+  const maxFrameBytes = Math.max(options.config.max_server_frame_bytes, 8 * 1024 * 1024);
+  const clientOptions = { maxFrameBytes, name: "scv-tui", version: "0.1.0" };
+
+  if (options.serverCommand === undefined) {
+    const { serve } = await import("../server/serve.ts");
+    const toServer = new TransformStream<Uint8Array, Uint8Array>();
+    const toClient = new TransformStream<Uint8Array, Uint8Array>();
+    const served = serve({
+      readable: toServer.readable,
+      writable: toClient.writable,
+      config: options.config,
+      log: log.line,
+    }).catch((e) => {
+      log.line(`scv-server: crashed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      return 1;
+    });
+    // When the server ends, the client must see EOF even if the server left its output open.
+    void served.then(() => toClient.writable.close().catch(() => {}));
+    const client = new PeonClient(toClient.readable, toServer.writable, clientOptions);
+    return {
+      client,
+      exitStatus: () => served,
+      recentLog: () => log.tail,
+      async shutdown(timeoutMs) {
+        await withTimeout(client.close(), timeoutMs);
+        await withTimeout(served, timeoutMs);
+        log.close();
+      },
+    };
+  }
+
+  const child = new Deno.Command("bash", {
+    args: ["-c", options.serverCommand],
+    cwd: options.cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const status = child.status.then((s) => s.code);
+  // Server stderr goes to the log, never to the terminal.
+  void (async () => {
+    const decoder = new TextDecoder();
+    let rest = "";
+    try {
+      for await (const chunk of child.stderr) {
+        rest += decoder.decode(chunk, { stream: true });
+        const lines = rest.split("\n");
+        rest = lines.pop() ?? "";
+        for (const l of lines) log.line(l);
+        if (rest.length > 4096) {
+          log.line(rest);
+          rest = "";
+        }
+      }
+    } catch {
+      // The pipe broke with the process.
+    }
+    if (rest) log.line(rest);
+  })();
+  const client = new PeonClient(child.stdout, child.stdin, clientOptions);
+  return {
+    client,
+    exitStatus: () => status,
+    recentLog: () => log.tail,
+    async shutdown(timeoutMs) {
+      await withTimeout(client.close(), timeoutMs);
+      if (await withTimeout(status, timeoutMs) === "timeout") {
+        try {
+          child.kill("SIGTERM");
+        } catch {
+          // Already gone.
+        }
+        if (await withTimeout(status, 1000) === "timeout") {
+          try {
+            child.kill("SIGKILL");
+          } catch {
+            // Already gone.
+          }
+        }
+      }
+      await client.abort().catch(() => {});
+      log.close();
+    },
+  };
+}

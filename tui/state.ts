@@ -1,0 +1,863 @@
+/**
+ * The TUI's client state and the two functions that change it: {@link applyEvent} for a server
+ * event and {@link applyKey} for a key event. Both mutate the state in place (so a delta costs
+ * the same with 10 or 10,000 finished items) and return the effects the I/O shell must carry
+ * out: messages to send, the screen to clear, the program to end. Nothing here touches a
+ * terminal or a stream.
+ *
+ * @module
+ */
+import type { OutgoingMessage } from "../protocol/client.ts";
+import type { Risk, ServerEvent, ServerEventOf } from "../protocol/schema.ts";
+import * as ed from "./composer.ts";
+import type { KeyEvent } from "./keys.ts";
+import { PromptHistory } from "./history.ts";
+import { sanitize } from "./text.ts";
+
+/** A finished transcript item; written once to the terminal's scrollback. */
+export type TranscriptItem =
+  | { kind: "user"; text: string }
+  | { kind: "assistant"; text: string; note?: string }
+  | {
+    kind: "tool";
+    callId: string;
+    name: string;
+    args: unknown;
+    summary: string;
+    success: boolean;
+    output: string;
+    truncated: boolean;
+  }
+  | { kind: "notice"; level: "info" | "warn" | "error"; text: string };
+
+/** A tool call of the running turn that has not completed. */
+export interface LiveTool {
+  callId: string;
+  name: string;
+  args: unknown;
+  summary: string;
+  status: "proposed" | "awaiting" | "running";
+}
+
+/** An approval the server is waiting for. */
+export interface PendingApproval {
+  approvalId: string;
+  callId: string;
+  name: string;
+  risk: Risk;
+  cwd: string;
+  summary: string;
+  /** The highlighted choice, answered by Enter. */
+  choice: "approve" | "deny";
+}
+
+/** What the running turn is doing, for the status line. */
+export type TurnPhase = "starting" | "thinking" | "streaming" | "tool" | "approval" | "cancelling";
+
+/** The running turn. */
+export interface TurnState {
+  requestId: string;
+  /** Unknown until `turn.started` arrives. */
+  turnId?: string;
+  phase: TurnPhase;
+  /** Esc was pressed before `turn.started`; cancel as soon as the id is known. */
+  cancelRequested: boolean;
+}
+
+/** The session the server started, with the limits the client obeys. */
+export interface SessionInfo {
+  id: string;
+  cwd: string;
+  model: string;
+  contextMaxTokens: number;
+  maxTranscriptBytes: number;
+  maxTranscriptItems: number;
+  maxPromptHistoryBytes: number;
+  maxPromptHistoryItems: number;
+}
+
+/** Everything the screen shows, and nothing else. */
+export interface ClientState {
+  /** `ready` once a session is open; `closed` when the server is gone. */
+  connection: "connecting" | "ready" | "closed";
+  session: SessionInfo | undefined;
+  /** Model and workspace to show before the session starts. */
+  model: string;
+  cwd: string;
+  /** Finished items kept in memory, oldest first, bounded by the session's limits. */
+  transcript: TranscriptItem[];
+  transcriptBytes: number;
+  /** Finished items not yet written to scrollback; the I/O shell drains it. */
+  outbox: TranscriptItem[];
+  turn: TurnState | undefined;
+  /** The assistant text streaming in the current provider call, control characters removed. */
+  streamText: string;
+  /** Changes whenever a new streamed message starts, so cached wrapping can be dropped. */
+  streamId: number;
+  tools: LiveTool[];
+  approval: PendingApproval | undefined;
+  composer: ed.Buffer;
+  /** Prompts entered while a turn ran, sent when it completes. */
+  queued: string[];
+  /** The request id of a `session.clear` awaiting `session.cleared`. */
+  clearing: string | undefined;
+  /** Context use estimate in tokens; undefined before the first turn. */
+  contextTokens: number | undefined;
+  /** The last session `seq` seen. */
+  lastSeq: number;
+  /** A one-line hint above the composer, e.g. "press Ctrl+C again to exit". */
+  hint: string | undefined;
+  /** Ctrl+C was pressed on an empty idle composer; a second one exits. */
+  exitArmed: boolean;
+  history: PromptHistory;
+  /** Where the server runs, for `/status`. */
+  serverLabel: string;
+  /** Bumped on every change, so the shell can skip rendering an unchanged state. */
+  version: number;
+  /** Source of request ids. */
+  nextRequest: number;
+  /** Bounds of `transcript`, from `session.started` (defaults before it). */
+  transcriptLimits: { maxItems: number; maxBytes: number };
+}
+
+/** Something the I/O shell must do after a state change. */
+export type Effect =
+  | { kind: "send"; message: OutgoingMessage }
+  | { kind: "exit"; status: number; message?: string }
+  | { kind: "clear-screen" }
+  | { kind: "save-history" };
+
+/** Options of {@link createState}. */
+export interface CreateStateOptions {
+  model: string;
+  cwd: string;
+  historyLimits: { maxItems: number; maxBytes: number };
+  historyEntries?: readonly string[];
+  transcriptLimits?: { maxItems: number; maxBytes: number };
+  serverLabel?: string;
+}
+
+/**
+ * A fresh state, connecting.
+ *
+ * @example
+ * ```ts
+ * import { createState } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * console.assert(s.connection === "connecting" && s.transcript.length === 0);
+ * ```
+ */
+export function createState(options: CreateStateOptions): ClientState {
+  return {
+    connection: "connecting",
+    session: undefined,
+    model: options.model,
+    cwd: options.cwd,
+    transcript: [],
+    transcriptBytes: 0,
+    outbox: [],
+    turn: undefined,
+    streamText: "",
+    streamId: 0,
+    tools: [],
+    approval: undefined,
+    composer: ed.EMPTY_BUFFER,
+    queued: [],
+    clearing: undefined,
+    contextTokens: undefined,
+    lastSeq: 0,
+    hint: undefined,
+    exitArmed: false,
+    history: new PromptHistory(options.historyLimits, options.historyEntries ?? []),
+    serverLabel: options.serverLabel ?? "in-process",
+    version: 0,
+    nextRequest: 1,
+    transcriptLimits: options.transcriptLimits ?? { maxItems: 10000, maxBytes: 8 * 1024 * 1024 },
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** The in-memory size of an item, counted as the UTF-8 bytes of its text fields. */
+export function itemBytes(item: TranscriptItem): number {
+  switch (item.kind) {
+    case "tool":
+      return encoder.encode(item.summary).length + encoder.encode(item.output).length +
+        encoder.encode(item.name).length;
+    default:
+      return encoder.encode(item.text).length;
+  }
+}
+
+/**
+ * Appends a finished item to the transcript and the outbox, dropping the oldest items from
+ * memory (they are already in the terminal's scrollback) to stay within the limits.
+ */
+export function finishItem(state: ClientState, item: TranscriptItem): void {
+  state.outbox.push(item);
+  state.transcript.push(item);
+  state.transcriptBytes += itemBytes(item);
+  const { maxItems, maxBytes } = state.transcriptLimits;
+  let drop = 0;
+  while (
+    drop < state.transcript.length - 1 &&
+    (state.transcript.length - drop > maxItems || state.transcriptBytes > maxBytes)
+  ) {
+    state.transcriptBytes -= itemBytes(state.transcript[drop]!);
+    drop++;
+  }
+  // A single item larger than the byte limit is still kept: it is the newest.
+  if (drop > 0) state.transcript.splice(0, drop);
+  // The outbox is drained at every render; bound it anyway so a stalled terminal cannot grow it.
+  if (state.outbox.length > maxItems) state.outbox.splice(0, state.outbox.length - maxItems);
+}
+
+function notice(state: ClientState, level: "info" | "warn" | "error", text: string): void {
+  finishItem(state, { kind: "notice", level, text });
+}
+
+function requestId(state: ClientState): string {
+  return `tui-${state.nextRequest++}`;
+}
+
+/** A one-line summary of a tool call from its arguments, as CONTRACT.md's table words it. */
+export function toolSummary(name: string, args: unknown): string {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const str = (k: string) => (typeof a[k] === "string" ? a[k] as string : "");
+  switch (name) {
+    case "bash":
+      return str("command");
+    case "read_file":
+      return str("path");
+    case "write_file":
+      return `${str("path")} (${encoder.encode(str("content")).length} bytes)`;
+    case "edit_file":
+      return str("path");
+    case "glob":
+      return str("pattern");
+    case "grep":
+      return str("pattern") + (str("path") ? ` in ${str("path")}` : "");
+    default:
+      return typeof args === "string" ? args : JSON.stringify(args ?? {});
+  }
+}
+
+function endStreaming(state: ClientState, note?: string): void {
+  if (state.streamText.trim() !== "") {
+    finishItem(
+      state,
+      note === undefined
+        ? { kind: "assistant", text: state.streamText }
+        : { kind: "assistant", text: state.streamText, note },
+    );
+  }
+  state.streamText = "";
+  state.streamId++;
+}
+
+function sessionEventSeq(event: ServerEvent): number | undefined {
+  return "seq" in event && typeof event.seq === "number" ? event.seq : undefined;
+}
+
+/**
+ * Applies one server event. Events of another session are ignored; a `seq` gap or repeat adds a
+ * warning to the transcript, and a repeated or out-of-order event is otherwise dropped.
+ *
+ * @example
+ * ```ts
+ * import { applyEvent, createState } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * applyEvent(s, {
+ *   type: "session.started", request_id: "r", session_id: "s1", cwd: "/w", model: "m",
+ *   context_max_tokens: 1000, max_server_frame_bytes: 1000, max_transcript_bytes: 1000,
+ *   max_transcript_items: 10, max_prompt_history_bytes: 100, max_prompt_history_items: 10,
+ * });
+ * console.assert(s.connection === "ready" && s.session?.id === "s1");
+ * ```
+ */
+export function applyEvent(state: ClientState, event: ServerEvent): Effect[] {
+  state.version++;
+  const effects: Effect[] = [];
+  if (event.type === "initialized") return effects;
+  if (event.type === "session.started") {
+    state.session = {
+      id: event.session_id,
+      cwd: event.cwd,
+      model: event.model,
+      contextMaxTokens: event.context_max_tokens,
+      maxTranscriptBytes: event.max_transcript_bytes,
+      maxTranscriptItems: event.max_transcript_items,
+      maxPromptHistoryBytes: event.max_prompt_history_bytes,
+      maxPromptHistoryItems: event.max_prompt_history_items,
+    };
+    state.model = event.model;
+    state.cwd = event.cwd;
+    state.transcriptLimits = {
+      maxItems: event.max_transcript_items,
+      maxBytes: event.max_transcript_bytes,
+    };
+    state.connection = "ready";
+    state.lastSeq = 0;
+    state.history.setLimits({
+      maxItems: event.max_prompt_history_items,
+      maxBytes: event.max_prompt_history_bytes,
+    });
+    return effects;
+  }
+  if (event.type === "error") {
+    return applyError(state, event);
+  }
+  // Every other event belongs to a session.
+  if (!state.session || event.session_id !== state.session.id) return effects;
+  const seq = sessionEventSeq(event);
+  if (seq !== undefined) {
+    if (seq <= state.lastSeq) {
+      notice(
+        state,
+        "warn",
+        `Protocol warning: event ${event.type} repeats seq ${seq} (last was ${state.lastSeq}); ignored`,
+      );
+      return effects;
+    }
+    if (seq !== state.lastSeq + 1) {
+      const missing = seq - state.lastSeq - 1;
+      notice(
+        state,
+        "warn",
+        `Protocol warning: seq jumped from ${state.lastSeq} to ${seq}; ${missing} event${
+          missing === 1 ? "" : "s"
+        } missing`,
+      );
+    }
+    state.lastSeq = seq;
+  }
+  switch (event.type) {
+    case "session.cleared":
+      if (state.clearing === event.request_id || state.clearing !== undefined) {
+        state.clearing = undefined;
+      }
+      state.transcript = [];
+      state.transcriptBytes = 0;
+      state.outbox = [];
+      state.contextTokens = undefined;
+      effects.push({ kind: "clear-screen" });
+      notice(state, "info", "Session cleared: the conversation starts afresh");
+      return effects;
+    case "session.trimmed":
+      notice(
+        state,
+        "info",
+        `History trimmed: ${event.removed_messages} old messages dropped to fit the server's limit`,
+      );
+      return effects;
+    default:
+      break;
+  }
+  // Turn events: only for the running turn.
+  const turn = state.turn;
+  if (!turn || !("turn_id" in event)) return effects;
+  if (turn.turnId === undefined) {
+    if (event.request_id !== turn.requestId) return effects;
+    turn.turnId = event.turn_id;
+  } else if (event.turn_id !== turn.turnId) {
+    return effects;
+  }
+  switch (event.type) {
+    case "turn.started":
+      if (turn.phase === "starting") turn.phase = "thinking";
+      if (turn.cancelRequested) effects.push(cancelEffect(state, turn));
+      break;
+    case "assistant.delta":
+      state.streamText += sanitize(event.content);
+      if (turn.phase !== "cancelling") turn.phase = "streaming";
+      break;
+    case "assistant.completed":
+      state.streamText = event.content;
+      endStreaming(state);
+      if (turn.phase !== "cancelling") turn.phase = "thinking";
+      break;
+    case "tool.proposed":
+      endStreaming(state);
+      state.tools.push({
+        callId: event.call_id,
+        name: event.name,
+        args: event.arguments,
+        summary: toolSummary(event.name, event.arguments),
+        status: "proposed",
+      });
+      if (turn.phase !== "cancelling") turn.phase = "tool";
+      break;
+    case "approval.requested": {
+      const tool = state.tools.find((t) => t.callId === event.call_id);
+      if (tool) {
+        tool.status = "awaiting";
+        tool.summary = event.summary;
+      }
+      state.approval = {
+        approvalId: event.approval_id,
+        callId: event.call_id,
+        name: event.name,
+        risk: event.risk,
+        cwd: event.cwd,
+        summary: event.summary,
+        choice: "approve",
+      };
+      if (turn.phase !== "cancelling") turn.phase = "approval";
+      break;
+    }
+    case "tool.started": {
+      const tool = state.tools.find((t) => t.callId === event.call_id);
+      if (tool) tool.status = "running";
+      if (state.approval?.callId === event.call_id) state.approval = undefined;
+      if (turn.phase !== "cancelling") turn.phase = "tool";
+      break;
+    }
+    case "tool.completed": {
+      const i = state.tools.findIndex((t) => t.callId === event.call_id);
+      const tool = i === -1 ? undefined : state.tools.splice(i, 1)[0];
+      if (state.approval?.callId === event.call_id) state.approval = undefined;
+      finishItem(state, {
+        kind: "tool",
+        callId: event.call_id,
+        name: event.name,
+        args: tool?.args,
+        summary: tool?.summary ?? "",
+        success: event.success,
+        output: event.output,
+        truncated: event.truncated,
+      });
+      if (turn.phase !== "cancelling") turn.phase = "thinking";
+      break;
+    }
+    case "context.compacted":
+      state.contextTokens = event.after_tokens;
+      notice(
+        state,
+        "info",
+        `Context compacted: ${event.removed_messages} messages removed, ${
+          formatTokens(event.before_tokens)
+        } → ${formatTokens(event.after_tokens)} tokens`,
+      );
+      break;
+    case "turn.completed": {
+      const usage = event.usage;
+      if (usage && (usage.input_tokens !== undefined || usage.output_tokens !== undefined)) {
+        state.contextTokens = (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
+      }
+      endTurn(state);
+      const next = state.queued.shift();
+      if (next !== undefined) effects.push(...startTurn(state, next));
+      break;
+    }
+    case "turn.cancelled":
+      endStreaming(state, "cancelled");
+      notice(state, "warn", "Turn cancelled");
+      endTurn(state);
+      restoreQueued(state);
+      break;
+    case "turn.failed":
+      endStreaming(state, "interrupted");
+      notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
+      endTurn(state);
+      restoreQueued(state);
+      break;
+  }
+  return effects;
+}
+
+function endTurn(state: ClientState): void {
+  endStreaming(state);
+  for (const t of state.tools) {
+    finishItem(state, {
+      kind: "tool",
+      callId: t.callId,
+      name: t.name,
+      args: t.args,
+      summary: t.summary,
+      success: false,
+      output: "(the turn ended before this call completed)",
+      truncated: false,
+    });
+  }
+  state.tools = [];
+  state.approval = undefined;
+  state.turn = undefined;
+  if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
+}
+
+/** Queued prompts of a cancelled or failed turn go back to the composer instead of running. */
+function restoreQueued(state: ClientState): void {
+  if (state.queued.length === 0) return;
+  const text = [...state.queued, state.composer.text].filter((t) => t !== "").join("\n");
+  state.queued = [];
+  state.composer = ed.fromText(text);
+}
+
+function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[] {
+  const effects: Effect[] = [];
+  if (event.fatal) {
+    notice(state, "error", `Server error (${event.code}): ${event.message}`);
+    effects.push({
+      kind: "exit",
+      status: 1,
+      message: `scv: the server reported a fatal error (${event.code}): ${event.message}`,
+    });
+    return effects;
+  }
+  if (state.turn && event.request_id === state.turn.requestId && !state.turn.turnId) {
+    // turn.start was refused: the turn never began.
+    state.turn = undefined;
+    restoreQueued(state);
+  }
+  if (state.clearing !== undefined && event.request_id === state.clearing) {
+    state.clearing = undefined;
+  }
+  notice(state, "error", `Error (${event.code}): ${event.message}`);
+  return effects;
+}
+
+function cancelEffect(state: ClientState, turn: TurnState): Effect {
+  turn.phase = "cancelling";
+  state.hint = "Cancelling…";
+  return {
+    kind: "send",
+    message: {
+      type: "turn.cancel",
+      request_id: requestId(state),
+      session_id: state.session!.id,
+      turn_id: turn.turnId!,
+    },
+  };
+}
+
+function startTurn(state: ClientState, prompt: string): Effect[] {
+  if (!state.session) {
+    notice(state, "error", "Not connected to a session yet");
+    return [];
+  }
+  const id = requestId(state);
+  state.turn = { requestId: id, phase: "starting", cancelRequested: false };
+  finishItem(state, { kind: "user", text: prompt });
+  return [{
+    kind: "send",
+    message: { type: "turn.start", request_id: id, session_id: state.session.id, prompt },
+  }];
+}
+
+/** Help text shown by `/help`. */
+export const HELP_TEXT = [
+  "Commands: /help  /clear (new conversation)  /status  /quit",
+  "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down history",
+  "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
+  "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
+  "Approvals: y approve · n deny · ←/→ and Enter choose",
+].join("\n");
+
+/** Formats a token count: `950`, `12.3k`, `1.2M`. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+function statusText(state: ClientState): string {
+  const s = state.session;
+  const ctx = state.contextTokens ?? 0;
+  const max = s?.contextMaxTokens;
+  return [
+    `Server: ${state.serverLabel} (${state.connection})`,
+    `Session: ${s?.id ?? "none"}`,
+    `Model: ${state.model}`,
+    `Workspace: ${state.cwd}`,
+    `Context: ${formatTokens(ctx)}${
+      max ? ` of ${formatTokens(max)} tokens (${Math.round((ctx / max) * 100)}%)` : " tokens"
+    }`,
+    `Turn: ${state.turn ? state.turn.phase : "idle"}`,
+    `Transcript: ${state.transcript.length} items, ${state.transcriptBytes} bytes in memory` +
+    (s ? ` (limits ${s.maxTranscriptItems} items, ${s.maxTranscriptBytes} bytes)` : ""),
+    `Prompt history: ${state.history.entries.length} entries`,
+  ].join("\n");
+}
+
+function runCommand(state: ClientState, line: string): Effect[] {
+  const [cmd] = line.trim().split(/\s+/);
+  switch (cmd) {
+    case "/help":
+      notice(state, "info", HELP_TEXT);
+      return [];
+    case "/status":
+      notice(state, "info", statusText(state));
+      return [];
+    case "/quit":
+    case "/exit":
+      return [{ kind: "exit", status: 0 }];
+    case "/clear": {
+      if (state.turn) {
+        notice(state, "error", "Cannot clear while a turn is running; press Esc to cancel it");
+        return [];
+      }
+      if (!state.session) {
+        notice(state, "error", "Not connected to a session yet");
+        return [];
+      }
+      const id = requestId(state);
+      state.clearing = id;
+      return [{
+        kind: "send",
+        message: { type: "session.clear", request_id: id, session_id: state.session.id },
+      }];
+    }
+    default:
+      notice(state, "error", `Unknown command ${cmd}; type /help for the list`);
+      return [];
+  }
+}
+
+/** Sends the composer's text: a slash command, a new turn, or a queued prompt. */
+function submit(state: ClientState): Effect[] {
+  const text = state.composer.text;
+  if (text.trim() === "") return [];
+  state.composer = ed.EMPTY_BUFFER;
+  const effects: Effect[] = [];
+  if (/^\/[a-z]+\s*$/i.test(text.trim())) {
+    state.history.add(text);
+    effects.push({ kind: "save-history" });
+    effects.push(...runCommand(state, text));
+    return effects;
+  }
+  state.history.add(text);
+  effects.push({ kind: "save-history" });
+  if (state.turn) {
+    state.queued.push(text);
+    return effects;
+  }
+  effects.push(...startTurn(state, text));
+  return effects;
+}
+
+function resolveApproval(state: ClientState, approved: boolean): Effect[] {
+  const a = state.approval;
+  if (!a || !state.session) return [];
+  state.approval = undefined;
+  const tool = state.tools.find((t) => t.callId === a.callId);
+  if (tool) tool.status = approved ? "running" : "proposed";
+  return [{
+    kind: "send",
+    message: {
+      type: "approval.resolve",
+      request_id: requestId(state),
+      session_id: state.session.id,
+      approval_id: a.approvalId,
+      approved,
+    },
+  }];
+}
+
+function cancelTurn(state: ClientState): Effect[] {
+  const turn = state.turn;
+  if (!turn || turn.phase === "cancelling") return [];
+  if (turn.turnId === undefined) {
+    turn.cancelRequested = true;
+    turn.phase = "cancelling";
+    state.hint = "Cancelling…";
+    return [];
+  }
+  return [cancelEffect(state, turn)];
+}
+
+function setComposer(state: ClientState, next: ed.Buffer): void {
+  if (next.text !== state.composer.text) state.history.reset();
+  state.composer = next;
+}
+
+/**
+ * Applies one key event: editing, history, approval answers, cancel and exit.
+ *
+ * @example
+ * ```ts
+ * import { applyKey, createState } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * applyKey(s, { type: "text", text: "hi" });
+ * console.assert(s.composer.text === "hi");
+ * const fx = applyKey(s, { type: "key", name: "d", ctrl: true, alt: false, shift: false });
+ * console.assert(fx.length === 0); // Ctrl+D on a non-empty composer deletes forward
+ * ```
+ */
+export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
+  state.version++;
+  const wasArmed = state.exitArmed;
+  state.exitArmed = false;
+  if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) state.hint = undefined;
+  const b = state.composer;
+
+  if (ev.type === "paste") {
+    setComposer(state, ed.insert(b, ev.text));
+    return [];
+  }
+  if (ev.type === "text") {
+    if (state.approval && !ev.alt && b.text === "") {
+      const ch = ev.text.toLowerCase();
+      if (ch === "y") return resolveApproval(state, true);
+      if (ch === "n") return resolveApproval(state, false);
+    }
+    if (ev.alt) {
+      switch (ev.text) {
+        case "b":
+          setComposer(state, ed.wordLeft(b));
+          return [];
+        case "f":
+          setComposer(state, ed.wordRight(b));
+          return [];
+        case "d":
+          setComposer(state, ed.deleteWordForward(b));
+          return [];
+        default:
+          return [];
+      }
+    }
+    setComposer(state, ed.insert(b, ev.text));
+    return [];
+  }
+
+  const { name, ctrl, alt, shift } = ev;
+  if (ctrl) {
+    switch (name) {
+      case "c":
+        if (state.turn) return cancelTurn(state);
+        if (b.text !== "") {
+          setComposer(state, ed.EMPTY_BUFFER);
+          return [];
+        }
+        if (wasArmed) return [{ kind: "exit", status: 0 }];
+        state.exitArmed = true;
+        state.hint = "Press Ctrl+C again to exit";
+        return [];
+      case "d":
+        if (b.text === "") return [{ kind: "exit", status: 0 }];
+        setComposer(state, ed.deleteForward(b));
+        return [];
+      case "j":
+        setComposer(state, ed.insert(b, "\n"));
+        return [];
+      case "a":
+        setComposer(state, ed.home(b));
+        return [];
+      case "e":
+        setComposer(state, ed.end(b));
+        return [];
+      case "b":
+        setComposer(state, ed.left(b));
+        return [];
+      case "f":
+        setComposer(state, ed.right(b));
+        return [];
+      case "u":
+        setComposer(state, ed.killToLineStart(b));
+        return [];
+      case "k":
+        setComposer(state, ed.killToLineEnd(b));
+        return [];
+      case "w":
+        setComposer(state, ed.deleteWordBack(b));
+        return [];
+      case "h":
+        setComposer(state, ed.backspace(b));
+        return [];
+      case "left":
+        setComposer(state, ed.wordLeft(b));
+        return [];
+      case "right":
+        setComposer(state, ed.wordRight(b));
+        return [];
+      case "p":
+        return historyStep(state, -1);
+      case "n":
+        return historyStep(state, 1);
+      default:
+        if (name !== "enter" && name !== "backspace") return [];
+    }
+  }
+
+  if (state.approval) {
+    if (name === "left" || name === "right" || name === "tab") {
+      state.approval.choice = state.approval.choice === "approve" ? "deny" : "approve";
+      return [];
+    }
+    if (name === "enter" && !shift && !alt && !ctrl && b.text === "") {
+      return resolveApproval(state, state.approval.choice === "approve");
+    }
+  }
+
+  switch (name) {
+    case "enter":
+      if (shift || alt || ctrl) {
+        setComposer(state, ed.insert(b, "\n"));
+        return [];
+      }
+      return submit(state);
+    case "escape":
+      if (state.turn) return cancelTurn(state);
+      return [];
+    case "backspace":
+      setComposer(state, alt || ctrl ? ed.deleteWordBack(b) : ed.backspace(b));
+      return [];
+    case "delete":
+      setComposer(state, ed.deleteForward(b));
+      return [];
+    case "left":
+      setComposer(state, alt ? ed.wordLeft(b) : ed.left(b));
+      return [];
+    case "right":
+      setComposer(state, alt ? ed.wordRight(b) : ed.right(b));
+      return [];
+    case "home":
+      setComposer(state, ed.home(b));
+      return [];
+    case "end":
+      setComposer(state, ed.end(b));
+      return [];
+    case "up":
+      if (ed.onFirstLine(b)) return historyStep(state, -1);
+      state.composer = ed.up(b);
+      return [];
+    case "down":
+      if (ed.onLastLine(b)) return historyStep(state, 1);
+      state.composer = ed.down(b);
+      return [];
+    case "tab":
+      setComposer(state, ed.insert(b, "    "));
+      return [];
+    default:
+      return [];
+  }
+}
+
+function historyStep(state: ClientState, dir: -1 | 1): Effect[] {
+  const text = dir < 0 ? state.history.previous(state.composer.text) : state.history.next();
+  if (text !== undefined) state.composer = ed.fromText(text);
+  return [];
+}
+
+/** Marks the connection closed; the shell reports it and exits. */
+export function markClosed(state: ClientState): void {
+  state.version++;
+  state.connection = "closed";
+}
+
+/** Adds a notice to the transcript (for the shell's own messages, e.g. a malformed frame). */
+export function addNotice(
+  state: ClientState,
+  level: "info" | "warn" | "error",
+  text: string,
+): void {
+  state.version++;
+  notice(state, level, text);
+}
+
+/** Takes the finished items not yet written to scrollback. */
+export function drainOutbox(state: ClientState): TranscriptItem[] {
+  if (state.outbox.length === 0) return [];
+  const items = state.outbox;
+  state.outbox = [];
+  return items;
+}
