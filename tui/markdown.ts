@@ -50,13 +50,13 @@ class Renderer {
     this.#s = style;
   }
 
-  blocks(tokens: Token[], width: number): string[] {
+  /** Renders blocks, separated by one blank line unless `tight` (inside a tight list). */
+  blocks(tokens: Token[], width: number, tight = false): string[] {
     const out: string[] = [];
     for (const t of tokens) {
       const lines = this.block(t, width);
       if (lines === undefined) continue;
-      // Separate blocks by one blank line.
-      if (out.length > 0 && out[out.length - 1] !== "" && t.type !== "space") out.push("");
+      if (!tight && out.length > 0 && out[out.length - 1] !== "") out.push("");
       out.push(...lines);
     }
     return out;
@@ -136,7 +136,11 @@ class Renderer {
       let marker = markers[i]!;
       if (item.task) marker = item.checked ? "[x]" : "[ ]";
       const mw = Math.max(markerWidth, marker.length + 1);
-      const body = this.blocks(item.tokens.filter((x) => x.type !== "checkbox"), width - mw);
+      const body = this.blocks(
+        item.tokens.filter((x) => x.type !== "checkbox"),
+        width - mw,
+        !t.loose,
+      );
       const lines = body.length > 0 ? body : [""];
       lines.forEach((line, j) => {
         const prefix = j === 0 ? s.yellow(marker) + " ".repeat(mw - marker.length) : " ".repeat(mw);

@@ -1,0 +1,117 @@
+/**
+ * Builders of server events for the TUI's unit tests: one session, turns with automatic `seq`.
+ *
+ * @module
+ */
+import type { ServerEvent } from "../../protocol/schema.ts";
+import { applyEvent, type ClientState, createState, type Effect } from "../../tui/state.ts";
+
+/** Limits reported by the test session. */
+export interface Limits {
+  maxTranscriptItems?: number;
+  maxTranscriptBytes?: number;
+}
+
+/** A `session.started` event for session `s1`. */
+export function sessionStarted(limits: Limits = {}): ServerEvent {
+  return {
+    type: "session.started",
+    request_id: "c2",
+    session_id: "s1",
+    cwd: "/work/project",
+    model: "gpt-test",
+    context_max_tokens: 128000,
+    max_server_frame_bytes: 8388608,
+    max_transcript_bytes: limits.maxTranscriptBytes ?? 8388608,
+    max_transcript_items: limits.maxTranscriptItems ?? 10000,
+    max_prompt_history_bytes: 1048576,
+    max_prompt_history_items: 200,
+  };
+}
+
+/** A state with a started session. */
+export function readyState(limits: Limits = {}): ClientState {
+  const s = createState({
+    model: "gpt-test",
+    cwd: "/work/project",
+    historyLimits: { maxItems: 200, maxBytes: 1048576 },
+  });
+  applyEvent(s, sessionStarted(limits));
+  return s;
+}
+
+/** Emits turn events with consecutive seq numbers for the turn requested with `requestId`. */
+export class TurnScript {
+  seq: number;
+  readonly requestId: string;
+  readonly turnId: string;
+  constructor(requestId: string, firstSeq = 1, turnId = "t1") {
+    this.requestId = requestId;
+    this.seq = firstSeq;
+    this.turnId = turnId;
+  }
+
+  #env() {
+    return {
+      request_id: this.requestId,
+      session_id: "s1",
+      turn_id: this.turnId,
+      seq: this.seq++,
+    };
+  }
+
+  started(): ServerEvent {
+    return { type: "turn.started", ...this.#env() };
+  }
+  delta(content: string): ServerEvent {
+    return { type: "assistant.delta", ...this.#env(), content };
+  }
+  completedText(content: string): ServerEvent {
+    return { type: "assistant.completed", ...this.#env(), content };
+  }
+  proposed(callId: string, name: string, args: unknown): ServerEvent {
+    return { type: "tool.proposed", ...this.#env(), call_id: callId, name, arguments: args };
+  }
+  approval(callId: string, name: string, summary: string): ServerEvent {
+    return {
+      type: "approval.requested",
+      ...this.#env(),
+      approval_id: `a-${callId}`,
+      call_id: callId,
+      name,
+      risk: "process",
+      cwd: "/work/project",
+      summary,
+    };
+  }
+  toolStarted(callId: string, name: string): ServerEvent {
+    return { type: "tool.started", ...this.#env(), call_id: callId, name };
+  }
+  toolCompleted(callId: string, name: string, success: boolean, output: string): ServerEvent {
+    return {
+      type: "tool.completed",
+      ...this.#env(),
+      call_id: callId,
+      name,
+      success,
+      output,
+      truncated: false,
+    };
+  }
+  completed(input = 1000, output = 200): ServerEvent {
+    return {
+      type: "turn.completed",
+      ...this.#env(),
+      steps: 1,
+      usage: { input_tokens: input, output_tokens: output },
+    };
+  }
+  cancelled(): ServerEvent {
+    return { type: "turn.cancelled", ...this.#env() };
+  }
+}
+
+/** Applies events in order and returns every effect. */
+export function applyAll(state: ClientState, events: ServerEvent[]): Effect[] {
+  return events.flatMap((e) => applyEvent(state, e));
+}

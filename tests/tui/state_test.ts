@@ -1,0 +1,374 @@
+import { assert, assertEquals } from "../support/assert.ts";
+import type { KeyEvent } from "../../tui/keys.ts";
+import {
+  applyEvent,
+  applyKey,
+  type ClientState,
+  drainOutbox,
+  type Effect,
+} from "../../tui/state.ts";
+import { applyAll, readyState, TurnScript } from "./fixtures.ts";
+
+const k = (
+  name: string,
+  mods: { ctrl?: boolean; alt?: boolean; shift?: boolean } = {},
+): KeyEvent => ({
+  type: "key",
+  name,
+  ctrl: mods.ctrl ?? false,
+  alt: mods.alt ?? false,
+  shift: mods.shift ?? false,
+});
+const typeText = (s: ClientState, text: string) => applyKey(s, { type: "text", text });
+const sent = (fx: Effect[]) =>
+  fx.filter((f) => f.kind === "send").map((f) => f.kind === "send" ? f.message : undefined);
+
+/** Types a prompt, presses Enter and returns the turn.start request id. */
+function submit(s: ClientState, prompt: string): string {
+  typeText(s, prompt);
+  const msgs = sent(applyKey(s, k("enter")));
+  assertEquals(msgs.length, 1);
+  const m = msgs[0]!;
+  assert(m.type === "turn.start");
+  return m.request_id!;
+}
+
+Deno.test("enter sends turn.start with the prompt and writes the prompt to the transcript", () => {
+  const s = readyState();
+  typeText(s, "fix the tests");
+  const fx = applyKey(s, k("enter"));
+  const msg = sent(fx)[0]!;
+  assertEquals(msg.type, "turn.start");
+  assertEquals(msg.type === "turn.start" && msg.prompt, "fix the tests");
+  assertEquals(msg.type === "turn.start" && msg.session_id, "s1");
+  assertEquals(s.composer.text, "");
+  assertEquals(drainOutbox(s), [{ kind: "user", text: "fix the tests" }]);
+  assertEquals([...s.history.entries], ["fix the tests"]);
+  assert(fx.some((f) => f.kind === "save-history"));
+});
+
+Deno.test("streamed deltas build the live text and assistant.completed moves it to the transcript", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("Hel"), t.delta("lo")]);
+  assertEquals(s.streamText, "Hello");
+  assertEquals(s.turn?.phase, "streaming");
+  applyAll(s, [t.completedText("Hello!"), t.completed(1500, 300)]);
+  assertEquals(s.streamText, "");
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "Hello!" }]);
+  assertEquals(s.turn, undefined);
+  assertEquals(s.contextTokens, 1800);
+});
+
+Deno.test("escape during a turn sends turn.cancel for the running turn", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.delta("partial")]);
+  const msg = sent(applyKey(s, k("escape")))[0]!;
+  assertEquals(msg.type === "turn.cancel" && msg.turn_id, "t1");
+  assertEquals(s.turn?.phase, "cancelling");
+  applyAll(s, [t.cancelled()]);
+  assertEquals(s.turn, undefined);
+  const items = drainOutbox(s);
+  assert(
+    items.some((i) => i.kind === "assistant" && i.text === "partial" && i.note === "cancelled"),
+  );
+  assert(items.some((i) => i.kind === "notice" && i.text === "Turn cancelled"));
+});
+
+Deno.test("ctrl+c during a turn cancels it and does not exit", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  const fx = applyKey(s, k("c", { ctrl: true }));
+  assertEquals(sent(fx)[0]!.type, "turn.cancel");
+  assert(!fx.some((f) => f.kind === "exit"));
+});
+
+Deno.test("escape before turn.started cancels as soon as the turn id is known", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  assertEquals(sent(applyKey(s, k("escape"))), []);
+  const fx = applyEvent(s, t.started());
+  assertEquals(sent(fx)[0]!.type, "turn.cancel");
+});
+
+Deno.test("ctrl+c on an empty idle composer exits only when pressed twice in a row", () => {
+  const s = readyState();
+  assertEquals(applyKey(s, k("c", { ctrl: true })), []);
+  assertEquals(s.hint, "Press Ctrl+C again to exit");
+  typeText(s, "x"); // any other key disarms
+  applyKey(s, k("backspace"));
+  assertEquals(applyKey(s, k("c", { ctrl: true })), []);
+  assertEquals(applyKey(s, k("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
+
+Deno.test("ctrl+c on a non-empty idle composer clears it instead of exiting", () => {
+  const s = readyState();
+  typeText(s, "draft");
+  assertEquals(applyKey(s, k("c", { ctrl: true })), []);
+  assertEquals(s.composer.text, "");
+});
+
+Deno.test("ctrl+d exits on an empty composer and deletes forward otherwise", () => {
+  const s = readyState();
+  typeText(s, "ab");
+  applyKey(s, k("home"));
+  assertEquals(applyKey(s, k("d", { ctrl: true })), []);
+  assertEquals(s.composer.text, "b");
+  applyKey(s, k("d", { ctrl: true }));
+  assertEquals(applyKey(s, k("d", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
+
+Deno.test("shift+enter, alt+enter and ctrl+j insert a newline instead of sending", () => {
+  const s = readyState();
+  typeText(s, "a");
+  assertEquals(applyKey(s, k("enter", { shift: true })), []);
+  typeText(s, "b");
+  assertEquals(applyKey(s, k("enter", { alt: true })), []);
+  typeText(s, "c");
+  assertEquals(applyKey(s, k("j", { ctrl: true })), []);
+  assertEquals(s.composer.text, "a\nb\nc\n");
+});
+
+Deno.test("a bracketed paste is inserted whole and not sent", () => {
+  const s = readyState();
+  assertEquals(applyKey(s, { type: "paste", text: "line 1\nline 2\n" }), []);
+  assertEquals(s.composer.text, "line 1\nline 2\n");
+  assertEquals(s.turn, undefined);
+});
+
+Deno.test("approval y sends approval.resolve approved and n sends denied", () => {
+  for (const [key, approved] of [["y", true], ["n", false]] as const) {
+    const s = readyState();
+    const t = new TurnScript(submit(s, "run"));
+    applyAll(s, [
+      t.started(),
+      t.proposed("c1", "bash", { command: "ls" }),
+      t.approval("c1", "bash", "Run shell command: ls"),
+    ]);
+    assertEquals(s.approval?.summary, "Run shell command: ls");
+    const msg = sent(typeText(s, key))[0]!;
+    assert(msg.type === "approval.resolve");
+    assertEquals(msg.approved, approved);
+    assertEquals(msg.approval_id, "a-c1");
+    assertEquals(s.approval, undefined);
+    assertEquals(s.composer.text, "", "the answer key is not typed into the composer");
+  }
+});
+
+Deno.test("approval enter answers the highlighted choice, which arrows toggle", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "run"));
+  applyAll(s, [
+    t.started(),
+    t.proposed("c1", "bash", { command: "ls" }),
+    t.approval("c1", "bash", "x"),
+  ]);
+  applyKey(s, k("right"));
+  assertEquals(s.approval?.choice, "deny");
+  const msg = sent(applyKey(s, k("enter")))[0]!;
+  assertEquals(msg.type === "approval.resolve" && msg.approved, false);
+});
+
+Deno.test("tool.completed finishes the call with its arguments for the diff view", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "edit"));
+  drainOutbox(s);
+  const args = { path: "a.ts", old_string: "x", new_string: "y" };
+  applyAll(s, [t.started(), t.proposed("c1", "edit_file", args), t.toolStarted("c1", "edit_file")]);
+  assertEquals(s.tools.map((x) => x.status), ["running"]);
+  applyAll(s, [t.toolCompleted("c1", "edit_file", true, "Edited a.ts")]);
+  assertEquals(s.tools, []);
+  const [item] = drainOutbox(s);
+  assert(item?.kind === "tool");
+  assertEquals(item.args, args);
+  assertEquals(item.success, true);
+});
+
+Deno.test("/clear sends session.clear and clears the transcript only after session.cleared", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.completedText("answer"), t.completed()]);
+  typeText(s, "/clear");
+  const msg = sent(applyKey(s, k("enter")))[0]!;
+  assert(msg.type === "session.clear");
+  assert(s.transcript.length > 0, "kept until the server confirms");
+  const fx = applyEvent(s, {
+    type: "session.cleared",
+    request_id: msg.request_id!,
+    session_id: "s1",
+    seq: t.seq,
+  });
+  assert(fx.some((f) => f.kind === "clear-screen"));
+  assertEquals(s.transcript.map((i) => i.kind), ["notice"]);
+  assertEquals(s.contextTokens, undefined);
+});
+
+Deno.test("/clear during a turn is refused with a message", () => {
+  const s = readyState();
+  submit(s, "hi");
+  typeText(s, "/clear");
+  assertEquals(sent(applyKey(s, k("enter"))), []);
+  assert(s.transcript.some((i) => i.kind === "notice" && i.text.startsWith("Cannot clear")));
+});
+
+Deno.test("/help, /status and an unknown command write notices; /quit exits", () => {
+  const s = readyState();
+  typeText(s, "/help");
+  applyKey(s, k("enter"));
+  typeText(s, "/status");
+  applyKey(s, k("enter"));
+  typeText(s, "/nope");
+  applyKey(s, k("enter"));
+  const texts = drainOutbox(s).map((i) => (i.kind === "notice" ? i.text : ""));
+  assert(texts[0]!.startsWith("Commands:"));
+  assert(texts[1]!.includes("Model: gpt-test"));
+  assert(texts[2]!.startsWith("Unknown command /nope"));
+  typeText(s, "/quit");
+  assertEquals(applyKey(s, k("enter")).filter((f) => f.kind === "exit"), [{
+    kind: "exit",
+    status: 0,
+  }]);
+});
+
+Deno.test("typing continues during a turn and enter queues the prompt until the turn completes", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "first"));
+  applyAll(s, [t.started(), t.delta("working")]);
+  typeText(s, "second");
+  assertEquals(s.composer.text, "second");
+  assertEquals(sent(applyKey(s, k("enter"))), []);
+  assertEquals(s.queued, ["second"]);
+  const fx = applyAll(s, [t.completedText("working"), t.completed()]);
+  const msg = sent(fx)[0]!;
+  assertEquals(msg.type === "turn.start" && msg.prompt, "second");
+  assertEquals(s.queued, []);
+});
+
+Deno.test("queued prompts return to the composer when the turn is cancelled", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "first"));
+  applyAll(s, [t.started()]);
+  typeText(s, "second");
+  applyKey(s, k("enter"));
+  applyAll(s, [t.cancelled()]);
+  assertEquals(s.composer.text, "second");
+});
+
+Deno.test("up and down walk the prompt history and restore the draft", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "one"));
+  applyAll(s, [t.started(), t.completed()]);
+  typeText(s, "draft");
+  applyKey(s, k("up"));
+  assertEquals(s.composer.text, "one");
+  applyKey(s, k("down"));
+  assertEquals(s.composer.text, "draft");
+});
+
+Deno.test("the transcript keeps at most max_transcript_items, dropping the oldest", () => {
+  const s = readyState({ maxTranscriptItems: 5 });
+  for (let i = 0; i < 12; i++) {
+    typeText(s, `/nope${"x".repeat(i)}`);
+    applyKey(s, k("enter"));
+  }
+  assertEquals(s.transcript.length, 5);
+  assert(s.transcript.at(-1)!.kind === "notice");
+});
+
+Deno.test("the transcript keeps at most max_transcript_bytes, dropping the oldest", () => {
+  const s = readyState({ maxTranscriptBytes: 1000 });
+  let seq = 1;
+  for (let i = 0; i < 20; i++) {
+    const t = new TurnScript(submit(s, `prompt ${i}`), seq, `t${i}`);
+    applyAll(s, [t.started(), t.completedText("y".repeat(200)), t.completed()]);
+    seq = t.seq;
+  }
+  assert(s.transcriptBytes <= 1000, `bytes ${s.transcriptBytes}`);
+  assert(s.transcript.length < 40);
+  const recount = s.transcript.reduce(
+    (n, i) => n + (i.kind === "tool" ? 0 : new TextEncoder().encode(i.text).length),
+    0,
+  );
+  assertEquals(recount, s.transcriptBytes);
+});
+
+Deno.test("a seq gap is shown as a warning and the event still applies", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  t.seq += 3;
+  applyAll(s, [t.delta("x")]);
+  assertEquals(s.streamText, "x");
+  assert(
+    s.transcript.some((i) =>
+      i.kind === "notice" && i.level === "warn" &&
+      i.text.includes("seq jumped from 1 to 5; 3 events missing")
+    ),
+  );
+});
+
+Deno.test("a repeated seq is shown as a warning and the duplicate is ignored", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  const d = t.delta("once");
+  applyAll(s, [d, d]);
+  assertEquals(s.streamText, "once");
+  assert(s.transcript.some((i) => i.kind === "notice" && i.text.includes("repeats seq 2")));
+});
+
+Deno.test("a refused turn.start ends the turn and shows the error", () => {
+  const s = readyState();
+  const id = submit(s, "hi");
+  applyEvent(s, {
+    type: "error",
+    request_id: id,
+    code: "turn_active",
+    message: "a turn is running",
+    fatal: false,
+  });
+  assertEquals(s.turn, undefined);
+  assert(
+    s.transcript.some((i) =>
+      i.kind === "notice" && i.level === "error" && i.text.includes("turn_active")
+    ),
+  );
+});
+
+Deno.test("a fatal error event asks the shell to exit with the message", () => {
+  const s = readyState();
+  const fx = applyEvent(s, {
+    type: "error",
+    code: "version_mismatch",
+    message: "v2 required",
+    fatal: true,
+  });
+  assertEquals(fx.length, 1);
+  assert(fx[0]!.kind === "exit" && fx[0]!.status === 1 && fx[0]!.message!.includes("v2 required"));
+});
+
+Deno.test("events of another session or turn are ignored", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  applyEvent(s, {
+    type: "assistant.delta",
+    request_id: "x",
+    session_id: "other",
+    turn_id: "t1",
+    seq: 2,
+    content: "no",
+  });
+  applyEvent(s, {
+    type: "assistant.delta",
+    request_id: "x",
+    session_id: "s1",
+    turn_id: "t9",
+    seq: 2,
+    content: "no",
+  });
+  assertEquals(s.streamText, "");
+});
