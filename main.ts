@@ -14,6 +14,13 @@ async function main(args: string[]): Promise<number> {
     console.log(`scv ${VERSION}`);
     return 0;
   }
+  // Fast path: the headless server is started by programs, often; skip commander for it.
+  const { parseServerArgs } = await import("./cli/fast_args.ts");
+  const serverFlags = parseServerArgs(args);
+  if (serverFlags) {
+    const { runServer } = await import("./cli/server_command.ts");
+    return await runServer(serverFlags);
+  }
   const { parseCommandLine } = await import("./cli/command_line.ts");
   const cmd = await parseCommandLine(args);
   switch (cmd.kind) {

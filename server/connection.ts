@@ -37,9 +37,15 @@ export interface ConnectionOptions {
   readable: ReadableStream<Uint8Array>;
   writable: WritableStream<Uint8Array>;
   config: Config;
-  deps: Omit<TurnDeps, "systemPrompt"> & { systemPrompt: (cwd: string) => Promise<string> };
+  /** Loaded on first use, so the handshake does not wait for tools and providers. */
+  deps: () => Promise<ConnectionDeps>;
   log: (line: string) => void;
 }
+
+/** What turns run with; the system prompt is built per workspace. */
+export type ConnectionDeps = Omit<TurnDeps, "systemPrompt"> & {
+  systemPrompt: (cwd: string) => Promise<string>;
+};
 
 class FatalClose extends Error {}
 
@@ -371,11 +377,19 @@ export class Connection {
     session.turn = turn;
     const task = (async () => {
       try {
-        const systemPrompt = await this.#o.deps.systemPrompt(session.cwd);
-        await runTurn(session, msg.prompt, controller.signal, emit, {
-          ...this.#o.deps,
-          systemPrompt,
-        });
+        let deps;
+        let systemPrompt;
+        try {
+          deps = await this.#o.deps();
+          systemPrompt = await deps.systemPrompt(session.cwd);
+        } catch (e) {
+          const message = `cannot start the turn: ${e instanceof Error ? e.message : String(e)}`;
+          this.#o.log(`scv-server: ${message}`);
+          await emit({ type: "turn.started" });
+          await emit({ type: "turn.failed", code: "internal_error", message });
+          return;
+        }
+        await runTurn(session, msg.prompt, controller.signal, emit, { ...deps, systemPrompt });
       } catch (e) {
         this.#o.log(
           `scv-server: turn ${turnId} ended abnormally: ${e instanceof Error ? e.message : e}`,

@@ -5,13 +5,9 @@
  * @module
  */
 import type { Config } from "./config.ts";
-import { Connection } from "./connection.ts";
-import { OpenAIProvider } from "./provider/openai.ts";
+import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
-import { ToolRegistry } from "./tools/registry.ts";
-import { builtinTools } from "./tools/builtin.ts";
-import { buildSystemPrompt } from "./prompt.ts";
-import { createContextManager } from "./context_manager.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -39,10 +35,11 @@ function defaultEnv(name: string): string | undefined {
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
-export function providerFromConfig(
+export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = defaultEnv,
-): Provider {
+): Promise<Provider> {
+  const { OpenAIProvider } = await import("./provider/openai.ts");
   return new OpenAIProvider({
     baseUrl: config.base_url,
     apiKey: env(config.api_key_env) || undefined,
@@ -67,19 +64,31 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? defaultEnv;
+  // Tools, provider and context code load in the background: the handshake never waits.
+  const deps: Promise<ConnectionDeps> = (async () => {
+    const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
+      await Promise.all([
+        import("./tools/registry.ts"),
+        import("./tools/builtin.ts"),
+        import("./prompt.ts"),
+        import("./context_manager.ts"),
+      ]);
+    return {
+      config,
+      provider: options.provider ?? await providerFromConfig(config, env),
+      tools: options.tools ?? new ToolRegistry(builtinTools()),
+      context: createContextManager(config),
+      systemPrompt: buildSystemPrompt,
+      secretEnv: [config.api_key_env],
+    };
+  })();
+  deps.catch(() => {}); // a load failure surfaces in the first turn, as internal_error
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
     config,
     log,
-    deps: {
-      config,
-      provider: options.provider ?? providerFromConfig(config, env),
-      tools: options.tools ?? new ToolRegistry(builtinTools()),
-      context: createContextManager(config),
-      systemPrompt: buildSystemPrompt,
-      secretEnv: [config.api_key_env],
-    },
+    deps: () => deps,
   });
   return connection.run();
 }

@@ -77,6 +77,8 @@ export class FrameWriter {
   readonly maxFrameBytes: number;
   #queue: Uint8Array[] = [];
   #queuedBytes = 0;
+  #writingFrames = 0; // frames handed to the sink whose write has not completed
+  #stopped = Promise.withResolvers<void>();
   #waiters: Waiter[] = [];
   #drainWaiters: Array<() => void> = [];
   #wakeDrain: (() => void) | undefined;
@@ -98,19 +100,19 @@ export class FrameWriter {
     this.#drainLoop = this.#drain();
   }
 
-  /** Frames queued and not yet handed to the sink. */
+  /** Frames queued and not yet written by the sink. */
   get queuedFrames(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#writingFrames;
   }
 
-  /** Bytes queued and not yet handed to the sink. */
+  /** Bytes queued and not yet written by the sink. */
   get queuedBytes(): number {
     return this.#queuedBytes;
   }
 
   // Room for any frame: a whole max-size frame fits under the byte bound.
   #hasRoom(): boolean {
-    return this.#queue.length < this.maxFrames &&
+    return this.queuedFrames < this.maxFrames &&
       this.#queuedBytes + this.maxFrameBytes + 1 <= this.maxBytes;
   }
 
@@ -137,8 +139,13 @@ export class FrameWriter {
           off += f.length;
         }
       }
+      this.#writingFrames = frames.length;
       try {
-        await this.#sink.write(chunk);
+        const written = this.#sink.write(chunk);
+        written.catch(() => {}); // may settle after an abort stopped waiting for it
+        // A write stuck on a blocked pipe must not hold up abort().
+        await Promise.race([written, this.#stopped.promise]);
+        if (this.#closedReason !== undefined) break;
       } catch (e) {
         const reason = e instanceof Error ? e.message : String(e);
         this.#shutdown(`output failed: ${reason}`);
@@ -146,6 +153,7 @@ export class FrameWriter {
         break;
       }
       this.#queuedBytes -= bytes;
+      this.#writingFrames = 0;
       this.#wakeSenders();
     }
     for (const d of this.#drainWaiters.splice(0)) d();
@@ -162,6 +170,8 @@ export class FrameWriter {
     this.#closedReason = reason;
     this.#queue = [];
     this.#queuedBytes = 0;
+    this.#writingFrames = 0;
+    this.#stopped.resolve();
     for (const w of this.#waiters.splice(0)) w.resolve();
     this.#wakeDrain?.();
   }
@@ -171,7 +181,7 @@ export class FrameWriter {
    * only consumed when the frame is queued. Rejects with a `FrameTooLargeError` when the encoded
    * frame is over the limit (nothing queued, no seq consumed), with the signal's reason on
    * abort, with {@link BackpressureTimeoutError} after `timeoutMs`, or with
-   * {@link WriterClosedError}.
+   * {@link WriterClosedError} once the writer failed or `close`/`abort` was called.
    */
   async send(
     event: Record<string, unknown>,
@@ -181,6 +191,7 @@ export class FrameWriter {
     let woken = false;
     while (true) {
       if (this.#closedReason !== undefined) throw new WriterClosedError(this.#closedReason);
+      if (this.#closing) throw new WriterClosedError("closing");
       signal?.throwIfAborted();
       // A sender that was woken may go ahead of later arrivals; a new one queues behind waiters.
       if (this.#hasRoom() && (woken || this.#waiters.length === 0)) break;
@@ -242,14 +253,19 @@ export class FrameWriter {
     this.#closing = true;
     this.#wakeDrain?.();
     await this.#drainLoop;
+    if (this.#closedReason !== undefined) return; // failed or aborted: nothing left to close
     this.#shutdown("closed");
     await this.#sink.close().catch(() => {});
   }
 
-  /** Drops what is queued and aborts the sink, waiting for the drain loop to end. */
+  /**
+   * Drops what is queued and aborts the sink, waiting for the drain loop to end but not for a
+   * sink write that never completes.
+   */
   async abort(reason = "aborted"): Promise<void> {
     this.#shutdown(reason);
-    await this.#sink.abort(reason).catch(() => {});
+    // The stream only aborts once its write in flight settles, which a blocked pipe never does.
+    this.#sink.abort(reason).catch(() => {});
     await this.#drainLoop;
   }
 }

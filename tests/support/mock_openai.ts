@@ -27,6 +27,8 @@ export type MockReply =
     done?: boolean;
   }
   | { kind: "status"; status: number; body: string; headers?: Record<string, string> }
+  /** A complete, pre-encoded SSE body sent as it is (benchmarks: no per-event cost). */
+  | { kind: "raw"; body: Uint8Array<ArrayBuffer> }
   /** Sends headers, then never a byte of body. */
   | { kind: "silent" }
   /** Streams this many bytes of endless deltas (to exceed a cap), in chunks of `chunk` chars. */
@@ -162,6 +164,7 @@ export class MockOpenAI {
         }, ms);
         timers.add(t);
       });
+    if (reply.kind === "raw") return new Response(reply.body, { headers: sse });
     if (reply.kind === "silent") {
       return new Response(
         new ReadableStream<Uint8Array>({

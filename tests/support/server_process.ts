@@ -122,6 +122,13 @@ export class ServerProcess {
     }
   }
 
+  /** Forgets the events read so far (long benchmarks keep memory flat). */
+  reset(): void {
+    this.events.length = 0;
+    this.rawLines.length = 0;
+    this.#cursor = 0;
+  }
+
   /** What the server wrote on stderr so far. */
   get stderr(): string {
     return this.#stderr;
