@@ -1,12 +1,228 @@
 /**
- * `scv exec`: one turn without a terminal.
+ * `scv exec`: one turn without a terminal, against an in-process server. Assistant text streams
+ * to stdout, tool activity to stderr; `--json` writes the Peon events as NDJSON instead.
+ * Nobody can answer an approval here, so calls that need one are denied with a hint.
  *
  * @module
  */
 import type { ExecOptions } from "./command_line.ts";
+import { ConfigError, loadConfig } from "../server/config.ts";
+import { PeonClient, PeonRequestError } from "../protocol/client.ts";
+import type { ServerEvent } from "../protocol/schema.ts";
+import { serve } from "../server/serve.ts";
+
+/** Exit statuses of `scv exec`. */
+export const EXEC_EXIT = { completed: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+
+const encoder = new TextEncoder();
+
+async function readStdinPrompt(maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of Deno.stdin.readable) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      throw new RangeError(`the prompt on stdin is over max_prompt_bytes (${maxBytes})`);
+    }
+    chunks.push(chunk);
+  }
+  const all = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    all.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function oneLine(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? line.slice(0, max - 1) + "…" : line;
+}
+
+/** Where exec writes; injectable so the library can embed it. */
+export interface ExecIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIO: ExecIO = {
+  stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
+  stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
+};
 
 /** Runs one turn; resolves with the exit status (0 completed, 1 failed, 130 cancelled). */
-export function runExec(_options: ExecOptions): Promise<number> {
-  console.error("scv exec: not implemented yet");
-  return Promise.resolve(1);
+export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Promise<number> {
+  let config;
+  try {
+    config = loadConfig(options.flags);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`scv: ${e.message}\n`);
+      return EXEC_EXIT.usage;
+    }
+    throw e;
+  }
+  let prompt = options.prompt;
+  if (prompt === "-") {
+    try {
+      prompt = await readStdinPrompt(config.max_prompt_bytes);
+    } catch (e) {
+      io.stderr(`scv exec: ${e instanceof Error ? e.message : String(e)}\n`);
+      return EXEC_EXIT.usage;
+    }
+  }
+  const cwd = options.cwd === undefined
+    ? Deno.cwd()
+    : options.cwd.startsWith("/")
+    ? options.cwd
+    : `${Deno.cwd()}/${options.cwd}`;
+
+  const c2s = new TransformStream<Uint8Array, Uint8Array>();
+  const s2c = new TransformStream<Uint8Array, Uint8Array>();
+  const logs: string[] = [];
+  const server = serve({
+    readable: c2s.readable,
+    writable: s2c.writable,
+    config,
+    log: (line) => {
+      if (logs.length < 100) logs.push(line);
+    },
+  });
+  const client = new PeonClient(s2c.readable, c2s.writable, {
+    name: "scv-exec",
+    maxFrameBytes: config.max_server_frame_bytes,
+  });
+
+  let sigints = 0;
+  let cancel: (() => void) | undefined;
+  const onSigint = () => {
+    sigints++;
+    if (sigints === 1 && cancel) {
+      io.stderr("\nscv exec: cancelling (press Ctrl+C again to exit at once)\n");
+      cancel();
+    } else {
+      Deno.exit(EXEC_EXIT.cancelled);
+    }
+  };
+  let listening = false;
+  try {
+    Deno.addSignalListener("SIGINT", onSigint);
+    listening = true;
+  } catch {
+    // No signal support: cancellation only through the server's EOF.
+  }
+
+  try {
+    await client.initialize();
+    const session = await client.startSession(cwd);
+    const requestId = client.nextRequestId();
+    let endsWithNewline = true;
+    const status = await new Promise<number>((resolve) => {
+      let turnId: string | undefined;
+      client.on((input) => {
+        if (input.kind === "closed") return resolve(EXEC_EXIT.failed);
+        if (input.kind === "malformed") {
+          io.stderr(`scv exec: malformed frame from the server: ${input.reason}\n`);
+          return;
+        }
+        const ev: ServerEvent = input.event;
+        if (options.json) io.stdout(JSON.stringify(ev) + "\n");
+        switch (ev.type) {
+          case "error":
+            if (ev.request_id === requestId || ev.fatal) {
+              io.stderr(`scv exec: ${ev.code}: ${ev.message}\n`);
+              resolve(EXEC_EXIT.failed);
+            }
+            return;
+          case "turn.started":
+            if (ev.request_id !== requestId) return;
+            turnId = ev.turn_id;
+            cancel = () =>
+              void client.send({
+                type: "turn.cancel",
+                session_id: session.session_id,
+                turn_id: ev.turn_id,
+              }).catch(() => {});
+            if (sigints > 0) cancel();
+            return;
+          case "assistant.delta":
+            if (!options.json && ev.content) {
+              io.stdout(ev.content);
+              endsWithNewline = ev.content.endsWith("\n");
+            }
+            return;
+          case "assistant.completed":
+            if (!options.json && ev.content && !endsWithNewline) {
+              io.stdout("\n");
+              endsWithNewline = true;
+            }
+            return;
+          case "tool.proposed":
+            if (!options.json) io.stderr(`▸ ${ev.name} ${oneLine(JSON.stringify(ev.arguments))}\n`);
+            return;
+          case "approval.requested":
+            io.stderr(
+              `scv exec: denied ${ev.name} (${
+                oneLine(ev.summary)
+              }): it needs approval (risk ${ev.risk}) ` +
+                `and exec cannot ask; rerun with --approval-policy never to allow it\n`,
+            );
+            void client.send({
+              type: "approval.resolve",
+              session_id: session.session_id,
+              approval_id: ev.approval_id,
+              approved: false,
+            }).catch(() => {});
+            return;
+          case "tool.completed":
+            if (!options.json) {
+              const mark = ev.success ? "✓" : "✗";
+              const first = oneLine(ev.output.split("\n").find((l) => l.trim()) ?? "");
+              io.stderr(`${mark} ${ev.name}${first ? `: ${first}` : ""}\n`);
+            }
+            return;
+          case "context.compacted":
+            if (!options.json) {
+              io.stderr(
+                `scv exec: context compacted (${ev.before_tokens} → ${ev.after_tokens} tokens)\n`,
+              );
+            }
+            return;
+          case "turn.completed":
+            if (ev.turn_id === turnId) resolve(EXEC_EXIT.completed);
+            return;
+          case "turn.failed":
+            if (ev.turn_id === turnId) {
+              io.stderr(`scv exec: turn failed (${ev.code}): ${ev.message}\n`);
+              resolve(EXEC_EXIT.failed);
+            }
+            return;
+          case "turn.cancelled":
+            if (ev.turn_id === turnId) {
+              io.stderr("scv exec: turn cancelled\n");
+              resolve(EXEC_EXIT.cancelled);
+            }
+            return;
+        }
+      });
+      client.send({
+        type: "turn.start",
+        request_id: requestId,
+        session_id: session.session_id,
+        prompt,
+      }).catch(() => resolve(EXEC_EXIT.failed));
+    });
+    await client.close();
+    await server;
+    return status;
+  } catch (e) {
+    const msg = e instanceof PeonRequestError ? e.event.message : String(e);
+    io.stderr(`scv exec: ${msg}\n`);
+    await client.abort();
+    await server;
+    return EXEC_EXIT.failed;
+  } finally {
+    if (listening) Deno.removeSignalListener("SIGINT", onSigint);
+  }
 }

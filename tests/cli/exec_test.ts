@@ -1,0 +1,169 @@
+/**
+ * `scv exec` end to end: text and JSON output, exit codes, stdin prompts, denial without a
+ * human to ask, and SIGINT.
+ */
+import { assert, assertEquals, assertMatch } from "../support/assert.ts";
+import { MockOpenAI, text, textChunk, toolCalls } from "../support/mock_openai.ts";
+import { SERVER_FLAGS } from "../support/server_process.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const decoder = new TextDecoder();
+
+interface ExecRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function execScv(
+  mock: MockOpenAI,
+  args: string[],
+  options: { stdin?: string; cwd?: string } = {},
+): Promise<ExecRun> {
+  const dir = options.cwd ?? await Deno.makeTempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--cwd", dir, ...args],
+    env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir, NO_COLOR: "1" },
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+Deno.test("exec prints the streamed answer to stdout and exits 0", async () => {
+  const mock = await MockOpenAI.start([text("The answer is 42.")]);
+  try {
+    const r = await execScv(mock, ["what is the answer?"]);
+    assertEquals(r.code, 0);
+    assertEquals(r.stdout, "The answer is 42.\n");
+    assertEquals(mock.requests[0]!.body.messages.at(-1), {
+      role: "user",
+      content: "what is the answer?",
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("exec --json prints the turn's Peon events as NDJSON", async () => {
+  const mock = await MockOpenAI.start([text("hi there")]);
+  try {
+    const r = await execScv(mock, ["--json", "hello"]);
+    assertEquals(r.code, 0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assertEquals(events[0].type, "turn.started");
+    assertEquals(events.at(-1).type, "turn.completed");
+    assertEquals(events.find((e) => e.type === "assistant.completed").content, "hi there");
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("exec exits 1 with the failure code on stderr when the provider returns 500", async () => {
+  const mock = await MockOpenAI.start(() => ({
+    kind: "status",
+    status: 500,
+    body: '{"error":{"message":"boom"}}',
+    headers: { "retry-after": "0" },
+  }));
+  try {
+    const r = await execScv(mock, ["hi"]);
+    assertEquals(r.code, 1);
+    assertMatch(r.stderr, /turn failed \(provider_error\): Provider returned HTTP 500.*boom/);
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("exec reads the prompt from stdin when it is -", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  try {
+    const r = await execScv(mock, ["-"], { stdin: "prompt from stdin\nsecond line" });
+    assertEquals(r.code, 0);
+    assertEquals(mock.requests[0]!.body.messages.at(-1), {
+      role: "user",
+      content: "prompt from stdin\nsecond line",
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("exec denies a call that needs approval under on-risk and says how to allow it", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "c1", name: "bash", arguments: { command: "touch made-by-bash" } }]),
+    text("could not run it"),
+  ]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await execScv(mock, ["make a file"], { cwd: dir });
+    assertEquals(r.code, 0);
+    assertMatch(r.stderr, /denied bash .*--approval-policy never/);
+    let made = true;
+    try {
+      await Deno.stat(`${dir}/made-by-bash`);
+    } catch {
+      made = false;
+    }
+    assertEquals(made, false, "the denied command did not run");
+    const toolMsg = mock.requests[1]!.body.messages.find((m) => m.role === "tool")!;
+    assertMatch(String(toolMsg.content), /denied/);
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("exec --approval-policy never runs the call", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "c1", name: "bash", arguments: { command: "echo hi > made-by-bash" } }]),
+    text("done"),
+  ]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await execScv(mock, ["--approval-policy", "never", "make a file"], { cwd: dir });
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(await Deno.readTextFile(`${dir}/made-by-bash`), "hi\n");
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGINT cancels the exec turn and exits 130", async () => {
+  const mock = await MockOpenAI.start([{
+    kind: "stream",
+    events: [textChunk("working")],
+    hang: true,
+  }]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--cwd", dir, "long task"],
+      env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
+    assertEquals(decoder.decode(first.value), "working");
+    reader.releaseLock();
+    const t0 = Date.now();
+    child.kill("SIGINT");
+    const out = await child.output();
+    assertEquals(out.code, 130);
+    assert(Date.now() - t0 < 3000);
+    assertMatch(decoder.decode(out.stderr), /cancelled/);
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
