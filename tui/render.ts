@@ -280,8 +280,14 @@ function shortenPath(path: string, home: string | undefined, max: number): strin
   let p = path;
   if (home && (p === home || p.startsWith(home + "/"))) p = "~" + p.slice(home.length);
   if (displayWidth(p) <= max) return p;
-  const parts = p.split("/");
-  return truncate("…/" + parts.slice(-2).join("/"), max);
+  // Keep the end of the path, which names the project.
+  const chars = [...p];
+  let tail = "";
+  for (let i = chars.length - 1; i >= 0; i--) {
+    if (displayWidth(chars[i]! + tail) > max - 1) break;
+    tail = chars[i]! + tail;
+  }
+  return "…" + tail;
 }
 
 function turnLabel(state: ClientState): string {
@@ -320,9 +326,10 @@ export function statusLine(state: ClientState, view: View): string {
     : `ctx ${formatTokens(ctx)}`;
   const label = turnLabel(state);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
+  // "model · cwd · ctx" plus at least one space before the label.
   const cwdMax = Math.max(
-    8,
-    view.width - displayWidth(state.model) - ctxText.length - label.length - 12,
+    6,
+    view.width - displayWidth(state.model) - ctxText.length - label.length - 7,
   );
   const left = s.gray(`${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`);
   const gap = view.width - displayWidth(left) - displayWidth(right);

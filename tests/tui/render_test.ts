@@ -1,0 +1,179 @@
+import { assert, assertEquals } from "../support/assert.ts";
+import {
+  createRenderCache,
+  renderItem,
+  renderLive,
+  statusLine,
+  type View,
+} from "../../tui/render.ts";
+import { applyKey, drainOutbox } from "../../tui/state.ts";
+import { displayWidth, makeStyle } from "../../tui/text.ts";
+import { applyAll, readyState, TurnScript } from "./fixtures.ts";
+import { assertSnapshot } from "./snapshot.ts";
+
+const view: View = { width: 60, height: 20, style: makeStyle(false), home: "/work" };
+
+function startTurn(prompt = "go") {
+  const s = readyState();
+  applyKey(s, { type: "text", text: prompt });
+  applyKey(s, { type: "key", name: "enter", ctrl: false, alt: false, shift: false });
+  const t = new TurnScript(s.turn!.requestId);
+  applyAll(s, [t.started()]);
+  return { s, t };
+}
+
+Deno.test("idle screen shows the composer placeholder between rules and the status line", async () => {
+  const s = readyState();
+  await assertSnapshot("idle", renderLive(s, view, createRenderCache()));
+});
+
+Deno.test("status line shows model, shortened workspace, context use and turn state", () => {
+  const { s, t } = startTurn();
+  applyAll(s, [t.completedText("ok"), t.completed(12000, 800)]);
+  const line = statusLine(s, view);
+  assertEquals(line, "gpt-test · ~/project · ctx 12.8k/128k (10%)" + " ".repeat(13) + "idle");
+});
+
+Deno.test("streaming screen shows the latest streamed lines and the turn state", async () => {
+  const { s, t } = startTurn();
+  applyAll(s, [
+    t.delta(
+      "First line of the answer.\nSecond line that is long enough to wrap at sixty columns for sure.\nThird",
+    ),
+  ]);
+  await assertSnapshot("streaming", renderLive(s, view, createRenderCache()));
+});
+
+Deno.test("streaming text is cut to the lines that fit the terminal height", () => {
+  const { s, t } = startTurn();
+  applyAll(s, [t.delta(Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"))]);
+  const lines = renderLive(s, { ...view, height: 12 }, createRenderCache());
+  assertEquals(lines.length, 11);
+  assert(lines.some((l) => l.includes("line 99")));
+  assert(!lines.some((l) => l.includes("line 90")));
+});
+
+Deno.test("approval screen shows the tool, risk, summary and the y/n choices", async () => {
+  const { s, t } = startTurn("list files");
+  applyAll(s, [
+    t.proposed("c1", "bash", { command: "ls -la" }),
+    t.approval("c1", "bash", "Run shell command: ls -la"),
+  ]);
+  const lines = renderLive(s, view, createRenderCache());
+  await assertSnapshot("approval", lines);
+  assert(lines.some((l) => l.includes("[y] approve") && l.includes("[n] deny")));
+});
+
+Deno.test("incremental stream wrapping matches a fresh render after every delta", () => {
+  const { s, t } = startTurn();
+  const cache = createRenderCache();
+  const words = "The quick brown fox 日本語のテキスト jumps over the lazy dog 👩‍💻 and\nkeeps going "
+    .repeat(20);
+  let i = 0;
+  let n = 1;
+  while (i < words.length) {
+    applyAll(s, [t.delta(words.slice(i, i + n))]);
+    i += n;
+    n = (n % 13) + 1;
+    const v = { ...view, height: 40 };
+    assertEquals(
+      renderLive(s, v, cache),
+      renderLive(s, v, createRenderCache()),
+      `after ${i} chars`,
+    );
+  }
+});
+
+Deno.test("every live line fits the width, with CJK and emoji content", () => {
+  const { s, t } = startTurn();
+  applyAll(s, [t.delta("日本語".repeat(50) + " 👍".repeat(40))]);
+  applyKey(s, { type: "text", text: "中文输入".repeat(30) });
+  for (const width of [20, 33, 60]) {
+    for (const l of renderLive(s, { ...view, width }, createRenderCache())) {
+      assert(displayWidth(l) <= width, `${displayWidth(l)} > ${width}: ${l}`);
+    }
+  }
+});
+
+Deno.test("a resize re-lays the live region for the new width", () => {
+  const { s, t } = startTurn();
+  const cache = createRenderCache();
+  applyAll(s, [t.delta("word ".repeat(40))]);
+  const wide = renderLive(s, { ...view, width: 60 }, cache);
+  const narrow = renderLive(s, { ...view, width: 25 }, cache);
+  assert(narrow.length > wide.length);
+  for (const l of narrow) assert(displayWidth(l) <= 25);
+});
+
+Deno.test("a multi-line composer shows every line with the cursor", () => {
+  const s = readyState();
+  applyKey(s, { type: "paste", text: "first line\nsecond line" });
+  const lines = renderLive(s, view, createRenderCache());
+  assert(lines.includes("› first line"));
+  assert(lines.includes("  second line\x1b[7m \x1b[27m"), JSON.stringify(lines));
+});
+
+Deno.test("finished assistant messages render as Markdown with a marker", async () => {
+  const { s, t } = startTurn();
+  drainOutbox(s);
+  applyAll(s, [
+    t.completedText(
+      "## Plan\n\n1. Read **main.ts**\n2. Run `deno test`\n\n```sh\ndeno test -A\n```",
+    ),
+  ]);
+  const [item] = drainOutbox(s);
+  await assertSnapshot("assistant_markdown", renderItem(item!, view));
+});
+
+Deno.test("finished edit_file calls show a unified diff of the change", async () => {
+  const lines = renderItem({
+    kind: "tool",
+    callId: "c1",
+    name: "edit_file",
+    args: {
+      path: "src/a.ts",
+      old_string: "const a = 1;\nconst b = 2;",
+      new_string: "const a = 1;\nconst b = 3;",
+    },
+    summary: "Edit file: src/a.ts",
+    success: true,
+    output: "Edited src/a.ts",
+    truncated: false,
+  }, view);
+  await assertSnapshot("tool_edit_file", lines);
+  const colored = renderItem({
+    kind: "tool",
+    callId: "c1",
+    name: "edit_file",
+    args: { path: "a", old_string: "x", new_string: "y" },
+    summary: "a",
+    success: true,
+    output: "",
+    truncated: false,
+  }, { ...view, style: makeStyle(true) });
+  assert(
+    colored.some((l) => l.includes("\x1b[31m-x")) && colored.some((l) => l.includes("\x1b[32m+y")),
+  );
+});
+
+Deno.test("finished tool calls show success or failure and a bounded output preview", async () => {
+  const output = Array.from({ length: 30 }, (_, i) => `out ${i}`).join("\n");
+  const lines = renderItem({
+    kind: "tool",
+    callId: "c1",
+    name: "bash",
+    args: { command: "make" },
+    summary: "Run shell command: make",
+    success: false,
+    output,
+    truncated: true,
+  }, view);
+  await assertSnapshot("tool_bash_failed", lines);
+  assert(lines.length < 15);
+});
+
+Deno.test("notices show their level and wrap to the width", () => {
+  const lines = renderItem({ kind: "notice", level: "warn", text: "w ".repeat(50) }, view);
+  assert(lines[0]!.startsWith("! "));
+  for (const l of lines) assert(displayWidth(l) <= 60);
+});
