@@ -1,0 +1,291 @@
+/**
+ * Token accounting for prompts. OpenAI models whose tokenizer is `o200k_base` are counted with
+ * it (loaded lazily: importing it takes a few hundred milliseconds, too long for startup);
+ * every other model gets an honest estimate of one token per four UTF-8 bytes. Either way a
+ * provider's reported `prompt_tokens` calibrates later counts.
+ *
+ * @module
+ */
+import type { ChatMessage, ToolSpec } from "../provider/types.ts";
+import { utf8Length } from "./bytes.ts";
+
+/** Tokens added to every message for its role and delimiters (OpenAI's documented ~3-4). */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Tokens added to every tool call besides its name and arguments. */
+export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/** Tokens that prime every reply (`<|start|>assistant<|message|>`). */
+export const REPLY_PRIMING_TOKENS = 3;
+/** The calibration ratio never leaves `[MIN_RATIO, MAX_RATIO]`. */
+export const MIN_RATIO = 0.5;
+/** The calibration ratio never leaves `[MIN_RATIO, MAX_RATIO]`. */
+export const MAX_RATIO = 2;
+/** How far one calibration moves the ratio toward the observed one (0..1). */
+export const CALIBRATION_WEIGHT = 0.5;
+
+/** How a counter turns text into tokens: a real tokenizer, the byte estimate, or injected. */
+export type TokenizerName = "o200k_base" | "estimate" | "custom";
+
+/** Counts the tokens of a text. */
+export type TextTokenCounter = (text: string) => number;
+
+/** Options of {@link TokenCounter}'s constructor. */
+export interface TokenCounterOptions {
+  /**
+   * Counts the tokens of one text. Omitted: the estimate `ceil(utf8Bytes / 4)`.
+   * {@link TokenCounter.create} passes the real tokenizer here when the model has one.
+   */
+  countText?: TextTokenCounter;
+}
+
+const O200K_MODEL =
+  /^(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|chatgpt|codex|o1|o3|o4)(?:$|[-.:_@])/i;
+
+/**
+ * Whether `model` is an OpenAI model counted with `o200k_base` (GPT-4o, GPT-4.1, GPT-4.5,
+ * GPT-5, gpt-oss, o1, o3, o4 and their variants). A router prefix such as `openai/` is ignored.
+ * Older models (GPT-4, GPT-3.5, on `cl100k_base`) and all others are estimated.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { usesO200k } from "./tokens.ts";
+ * assert.equal(usesO200k("gpt-4.1-mini"), true);
+ * assert.equal(usesO200k("openai/gpt-4o"), true);
+ * assert.equal(usesO200k("llama3.1:8b"), false);
+ * ```
+ */
+export function usesO200k(model: string): boolean {
+  return O200K_MODEL.test(model.slice(model.lastIndexOf("/") + 1));
+}
+
+/**
+ * The estimate used for models without a known tokenizer: one token per four UTF-8 bytes,
+ * rounded up. It is only an estimate; calibration corrects it from reported usage.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { estimateTokens } from "./tokens.ts";
+ * assert.equal(estimateTokens("hello"), 2);
+ * assert.equal(estimateTokens(""), 0);
+ * ```
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(utf8Length(text) / 4);
+}
+
+/** Longest run of non-whitespace handed to the tokenizer in one piece. */
+const MAX_RUN = 512;
+
+/**
+ * Wraps a BPE counter so that runs of more than {@link MAX_RUN} non-whitespace characters are
+ * counted in pieces: BPE time grows with the square of a run's length (64 KiB of one letter takes
+ * seconds), while splitting changes the count by at most one token per piece.
+ */
+function boundedRuns(count: TextTokenCounter): TextTokenCounter {
+  return (text) => {
+    if (text.length <= MAX_RUN) return text === "" ? 0 : count(text);
+    let total = 0;
+    let start = 0;
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || (c >= 9 && c <= 13)) {
+        run = 0;
+      } else if (++run > MAX_RUN && !(c >= 0xdc00 && c <= 0xdfff)) {
+        total += count(text.slice(start, i));
+        start = i;
+        run = 1;
+      }
+    }
+    return start === text.length ? total : total + count(text.slice(start));
+  };
+}
+
+let o200kLoad: Promise<TextTokenCounter | undefined> | undefined;
+let o200kCount: TextTokenCounter | undefined;
+
+/** Imports `o200k_base` once per process; resolves `undefined` if it cannot be loaded. */
+function loadO200k(): Promise<TextTokenCounter | undefined> {
+  o200kLoad ??= import("gpt-tokenizer/encoding/o200k_base").then(
+    (mod) => {
+      // Tool output may contain "<|endoftext|>" and such: count it as text, never reject it.
+      const options = { disallowedSpecial: new Set<string>() };
+      o200kCount = boundedRuns((text) => mod.countTokens(text, options));
+      return o200kCount;
+    },
+    () => undefined,
+  );
+  return o200kLoad;
+}
+
+/**
+ * Counts the tokens of messages and prompts for one model.
+ *
+ * Build it with `await TokenCounter.create(model)`: that loads the `o200k_base` tokenizer when
+ * the model uses it (once per process), after which every method is synchronous. The
+ * constructor never loads anything: without `countText` it estimates (see
+ * {@link estimateTokens}).
+ *
+ * Per-message counts are cached by message object (in a `WeakMap`), so counting a history that
+ * grew by one message tokenizes only that message. Messages are treated as immutable: one
+ * changed in place after it was counted keeps its old count.
+ *
+ * Every count is multiplied by the calibration {@link TokenCounter.ratio} (1 until
+ * {@link TokenCounter.calibrate} is called) and rounded up.
+ *
+ * `countMessage` is a bound function, so it can be passed on as is:
+ * `planCompaction(history, { countMessage: counter.countMessage, ... })`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TokenCounter } from "./tokens.ts";
+ * const counter = await TokenCounter.create("gpt-4.1-mini");
+ * assert.equal(counter.tokenizer, "o200k_base");
+ * assert.equal(counter.countText("hello world"), 2);
+ * const m = { role: "user" as const, content: "hello world" };
+ * assert.equal(counter.countMessage(m), 2 + 4);
+ * ```
+ */
+export class TokenCounter {
+  /** The model this counter was built for. */
+  readonly model: string;
+  /** How text is turned into tokens. */
+  readonly tokenizer: TokenizerName;
+  #countText: TextTokenCounter;
+  #raw = new WeakMap<ChatMessage, number>();
+  #toolsRaw = new WeakMap<readonly ToolSpec[], number>();
+  #ratio = 1;
+
+  /**
+   * A counter for `model`. Without `options.countText` it estimates; use
+   * {@link TokenCounter.create} to get the real tokenizer when the model has one.
+   */
+  constructor(model: string, options: TokenCounterOptions = {}) {
+    this.model = model;
+    this.tokenizer = options.countText === undefined
+      ? "estimate"
+      : options.countText === o200kCount
+      ? "o200k_base"
+      : "custom";
+    this.#countText = options.countText ?? estimateTokens;
+  }
+
+  /**
+   * A counter for `model`, with `o200k_base` loaded when {@link usesO200k} says the model uses
+   * it. If the tokenizer cannot be loaded the counter estimates; `tokenizer` then says
+   * `"estimate"`.
+   */
+  static async create(model: string): Promise<TokenCounter> {
+    if (!usesO200k(model)) return new TokenCounter(model);
+    const countText = await loadO200k();
+    return countText === undefined
+      ? new TokenCounter(model)
+      : new TokenCounter(model, { countText });
+  }
+
+  /** The current calibration ratio, within `[MIN_RATIO, MAX_RATIO]`; 1 before calibration. */
+  get ratio(): number {
+    return this.#ratio;
+  }
+
+  #scale(raw: number): number {
+    return Math.ceil(raw * this.#ratio);
+  }
+
+  /** Calibrated tokens of a bare text (no message overhead). Not cached. */
+  countText(text: string): number {
+    return this.#scale(this.#countText(text));
+  }
+
+  /**
+   * Calibrated tokens of one message: {@link MESSAGE_OVERHEAD_TOKENS}, its content, and for each
+   * tool call {@link TOOL_CALL_OVERHEAD_TOKENS} plus its name and arguments. Cached per message
+   * object.
+   */
+  readonly countMessage = (message: ChatMessage): number => {
+    let raw = this.#raw.get(message);
+    if (raw === undefined) {
+      raw = MESSAGE_OVERHEAD_TOKENS;
+      if (message.content) raw += this.#countText(message.content);
+      if (message.role === "assistant" && message.tool_calls) {
+        for (const call of message.tool_calls) {
+          raw += TOOL_CALL_OVERHEAD_TOKENS + this.#countText(call.function.name) +
+            this.#countText(call.function.arguments);
+        }
+      }
+      this.#raw.set(message, raw);
+    }
+    return this.#scale(raw);
+  };
+
+  /**
+   * Calibrated tokens of the tool specs offered to the model, counted as their JSON. Cached per
+   * array object (a registry that keeps its specs array pays once).
+   */
+  countTools(tools: readonly ToolSpec[]): number {
+    if (tools.length === 0) return 0;
+    let raw = this.#toolsRaw.get(tools);
+    if (raw === undefined) {
+      raw = this.#countText(JSON.stringify(tools));
+      this.#toolsRaw.set(tools, raw);
+    }
+    return this.#scale(raw);
+  }
+
+  /**
+   * Calibrated tokens of a whole prompt: each message's {@link TokenCounter.countMessage}, plus
+   * `systemTokens` and `toolsTokens` as given (count them with this counter, e.g.
+   * `countMessage({ role: "system", content })` and {@link TokenCounter.countTools}), plus
+   * {@link REPLY_PRIMING_TOKENS}.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { TokenCounter } from "./tokens.ts";
+   * const counter = new TokenCounter("local-model");
+   * const prompt = [{ role: "user" as const, content: "12345678" }]; // 8 bytes: 2 tokens
+   * assert.equal(counter.countPrompt(prompt, 10, 20), (4 + 2) + 10 + 20 + 3);
+   * ```
+   */
+  countPrompt(
+    messages: readonly ChatMessage[],
+    systemTokens: number,
+    toolsTokens: number,
+  ): number {
+    let total = systemTokens + toolsTokens + REPLY_PRIMING_TOKENS;
+    for (const m of messages) total += this.countMessage(m);
+    return total;
+  }
+
+  /**
+   * Moves the ratio toward what the provider reported. `estimatedPromptTokens` is the
+   * {@link TokenCounter.countPrompt} result for the request whose usage reported
+   * `reportedPromptTokens`. The observed ratio is `ratio * reported / estimated`; the new ratio
+   * moves {@link CALIBRATION_WEIGHT} of the way there and is clamped to
+   * `[MIN_RATIO, MAX_RATIO]`. A non-positive or non-finite value is ignored. Returns the ratio.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { TokenCounter } from "./tokens.ts";
+   * const counter = new TokenCounter("local-model");
+   * counter.calibrate(1000, 1500);
+   * assert.equal(counter.ratio, 1.25);
+   * assert.equal(counter.countText("12345678"), 3); // ceil(2 * 1.25)
+   * ```
+   */
+  calibrate(estimatedPromptTokens: number, reportedPromptTokens: number): number {
+    if (
+      !(Number.isFinite(estimatedPromptTokens) && estimatedPromptTokens > 0) ||
+      !(Number.isFinite(reportedPromptTokens) && reportedPromptTokens > 0)
+    ) {
+      return this.#ratio;
+    }
+    const observed = this.#ratio * reportedPromptTokens / estimatedPromptTokens;
+    const next = this.#ratio + CALIBRATION_WEIGHT * (observed - this.#ratio);
+    this.#ratio = Math.min(MAX_RATIO, Math.max(MIN_RATIO, next));
+    return this.#ratio;
+  }
+}
