@@ -1,12 +1,17 @@
 /**
- * Keeps a session's context in bounds before each provider call and its canonical history under
- * `max_history_bytes` after each step. Placeholder until the context logic lands.
+ * Keeps a session's context in bounds: before each provider call the prompt is compacted to fit
+ * `context_max_tokens` (minus room for the answer), and after each step the canonical history
+ * is trimmed to `max_history_bytes`. The pure planning lives in `context/`; this file applies
+ * the plans to a session and emits their events.
  *
  * @module
  */
+import type { Config } from "./config.ts";
 import type { Session } from "./session.ts";
 import type { ChatMessage } from "./provider/types.ts";
-import type { TurnEmit } from "./agent.ts";
+import { type TurnEmit, TurnFailure } from "./agent.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
+import { planCompaction, REPLY_PRIMING_TOKENS, TokenCounter, trimHistory } from "./context/mod.ts";
 
 /** Where the current turn begins in the history; moved when older messages are removed. */
 export interface TurnCursor {
@@ -19,25 +24,99 @@ export interface ContextManager {
   fit(
     session: Session,
     turn: TurnCursor,
-    deps: { systemPrompt: string },
+    deps: { systemPrompt: string; tools: ToolRegistry },
     emit: TurnEmit,
     signal: AbortSignal,
   ): Promise<ChatMessage[]>;
   /** Trims the history to `max_history_bytes`, emitting `session.trimmed`. */
   trim(session: Session, turn: TurnCursor, emit: TurnEmit, signal: AbortSignal): Promise<void>;
-  /** Feeds a provider's reported prompt size back into the estimate. */
+  /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
 }
 
-/** Builds the context manager for a configuration. */
-export function createContextManager(_config: import("./config.ts").Config): ContextManager {
+/**
+ * Tokens kept free for the model's answer: a fifth of the window, at most 8,192. Compaction
+ * starts when the prompt would pass the rest, and goes down to three quarters of it.
+ */
+export function answerReserve(contextMaxTokens: number): number {
+  return Math.min(8192, Math.floor(contextMaxTokens / 5));
+}
+
+/** Builds the context manager for a configuration; the tokenizer loads in the background. */
+export function createContextManager(config: Config): ContextManager {
+  const counter = TokenCounter.create(config.model);
+  counter.catch(() => {}); // create() falls back to an estimate itself; never unhandled
+  let systemMessage: ChatMessage = { role: "system", content: "" };
+  const estimates = new WeakMap<ChatMessage[], number>();
+
   return {
-    fit(session, _turn, deps) {
-      return Promise.resolve([{ role: "system", content: deps.systemPrompt }, ...session.history]);
+    async fit(session, turn, deps, emit, signal) {
+      const c = await counter;
+      if (systemMessage.content !== deps.systemPrompt) {
+        systemMessage = { role: "system", content: deps.systemPrompt };
+      }
+      const fixedTokens = c.countMessage(systemMessage) + c.countTools(deps.tools.specs()) +
+        REPLY_PRIMING_TOKENS;
+      const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
+      const plan = planCompaction(session.history, {
+        turnStart: turn.start,
+        countMessage: c.countMessage,
+        fixedTokens,
+        maxTokens: Math.max(1, maxTokens),
+      });
+      if (plan.kind === "context_limit") {
+        throw new TurnFailure(
+          "context_limit",
+          `the current turn needs about ${plan.minTokens} tokens of context, more than the ${maxTokens} ` +
+            `available (context_max_tokens ${config.context_max_tokens} less room for the answer)`,
+        );
+      }
+      if (plan.kind === "compacted") {
+        session.history = plan.history;
+        turn.start = plan.newTurnStart;
+        session.compactedMessages += plan.removedMessages;
+        await emit({
+          type: "context.compacted",
+          before_tokens: plan.beforeTokens,
+          after_tokens: plan.afterTokens,
+          removed_messages: plan.removedMessages,
+        }, signal);
+      }
+      const messages = [systemMessage, ...session.history];
+      estimates.set(
+        messages,
+        c.countPrompt(session.history, fixedTokens - REPLY_PRIMING_TOKENS, 0),
+      );
+      return messages;
     },
-    trim() {
-      return Promise.resolve();
+
+    async trim(session, turn, emit, signal) {
+      const r = trimHistory(session.history, {
+        turnStart: turn.start,
+        maxBytes: config.max_history_bytes,
+      });
+      if (r.kind === "fits") return;
+      if (r.kind === "history_limit") {
+        throw new TurnFailure(
+          "history_limit",
+          `the current turn's messages take ${r.minBytes} bytes, more than max_history_bytes ` +
+            `(${config.max_history_bytes})`,
+        );
+      }
+      session.history = r.history;
+      turn.start = r.newTurnStart;
+      session.compactedMessages += r.removedMessages;
+      await emit({
+        type: "session.trimmed",
+        removed_messages: r.removedMessages,
+        history_bytes: r.historyBytes,
+      }, signal);
     },
-    calibrate() {},
+
+    calibrate(messages, promptTokens) {
+      const estimate = estimates.get(messages);
+      if (estimate === undefined) return;
+      void counter.then((c) => c.calibrate(estimate, promptTokens));
+    },
   };
 }
