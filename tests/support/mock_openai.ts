@@ -119,8 +119,12 @@ export class MockOpenAI {
   /** The base URL to configure, ending in `/v1`. */
   readonly baseUrl: string;
 
-  private constructor(script: MockScript) {
+  #maxRecorded: number;
+  #count = 0;
+
+  private constructor(script: MockScript, maxRecorded: number) {
     this.#script = script;
+    this.#maxRecorded = maxRecorded;
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       (req) => this.#handle(req),
@@ -129,9 +133,14 @@ export class MockOpenAI {
     this.baseUrl = `http://127.0.0.1:${addr.port}/v1`;
   }
 
-  /** Starts a mock server with a script. */
-  static start(script: MockScript): Promise<MockOpenAI> {
-    return Promise.resolve(new MockOpenAI(script));
+  /** Starts a mock server with a script; `maxRecorded` bounds `requests` (long benchmarks). */
+  static start(script: MockScript, options: { maxRecorded?: number } = {}): Promise<MockOpenAI> {
+    return Promise.resolve(new MockOpenAI(script, options.maxRecorded ?? Infinity));
+  }
+
+  /** How many requests arrived in all (also those no longer in `requests`). */
+  get requestCount(): number {
+    return this.#count;
   }
 
   async #handle(req: Request): Promise<Response> {
@@ -140,8 +149,9 @@ export class MockOpenAI {
     }
     const body = await req.json();
     const record: MockRequest = { body, headers: req.headers };
-    const index = this.requests.length;
+    const index = this.#count++;
     this.requests.push(record);
+    if (this.requests.length > this.#maxRecorded) this.requests.shift();
     const reply = typeof this.#script === "function"
       ? this.#script(record, index)
       : this.#script[index];
