@@ -33,6 +33,8 @@ export interface StartOptions {
   denoFlags?: string[];
   /** Extra arguments after `server`. */
   args?: string[];
+  /** Runs this script instead of `main.ts server`; the config file is passed in SCV_CONFIG. */
+  script?: string;
 }
 
 /** A running `scv server` child process. */
@@ -71,18 +73,14 @@ export class ServerProcess {
       XDG_CONFIG_HOME: `${tempDir}/xdg-config`,
       XDG_STATE_HOME: `${tempDir}/xdg-state`,
       NO_COLOR: "1",
+      ...(options.script ? { SCV_CONFIG: configPath } : {}),
       ...options.env,
     };
+    const entry = options.script
+      ? [options.script, ...(options.args ?? [])]
+      : [MAIN, "server", "--config", configPath, ...(options.args ?? [])];
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        ...(options.denoFlags ?? SERVER_FLAGS),
-        MAIN,
-        "server",
-        "--config",
-        configPath,
-        ...(options.args ?? []),
-      ],
+      args: ["run", ...(options.denoFlags ?? SERVER_FLAGS), ...entry],
       env,
       stdin: "piped",
       stdout: "piped",
