@@ -1,0 +1,206 @@
+/**
+ * The `read_file` tool: a text file's lines, numbered, streamed so that a huge file costs only
+ * the lines shown.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import { locate, readRisk } from "./workspace.ts";
+import { fileErrorMessage } from "./permission.ts";
+
+/** Lines shown when the call gives no `limit`. */
+export const DEFAULT_LINE_LIMIT = 2000;
+/** Characters of one line shown; the rest is cut with a note, so minified files stay readable. */
+export const MAX_LINE_CHARS = 2000;
+/** Bytes scanned for a NUL before a file counts as text. */
+export const BINARY_SNIFF_BYTES = 8192;
+
+const encoder = new TextEncoder();
+
+const schema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace or absolute"),
+  offset: z.number().int().positive().optional().describe("First line to show, 1-based"),
+  limit: z.number().int().positive().optional().describe(
+    `Number of lines to show (default ${DEFAULT_LINE_LIMIT})`,
+  ),
+});
+
+function failed(output: string): ToolResult {
+  return { success: false, output, truncated: false };
+}
+
+/** Why reading stopped early, if it did. */
+type Stop = "limit" | "bytes" | "binary" | "invalid" | "cancelled" | undefined;
+
+/** Formats one numbered line the way `cat -n` does. */
+function numbered(n: number, line: string): string {
+  const shown = line.length > MAX_LINE_CHARS
+    ? `${line.slice(0, MAX_LINE_CHARS)} [... line cut at ${MAX_LINE_CHARS} characters]`
+    : line;
+  return `${String(n).padStart(6)}\t${shown}\n`;
+}
+
+async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
+  const err = (e: unknown) =>
+    failed(fileErrorMessage(e, { verb: "read", path: args.path, flag: "--allow-read" }));
+  let file: Deno.FsFile;
+  try {
+    const { absolute } = await locate(ctx.cwd, args.path);
+    const info = await Deno.stat(absolute);
+    if (info.isDirectory) {
+      return failed(`Cannot read "${args.path}": it is a directory; use glob to list files`);
+    }
+    if (!info.isFile) return failed(`Cannot read "${args.path}": it is not a regular file`);
+    file = await Deno.open(absolute, { read: true });
+  } catch (e) {
+    return err(e);
+  }
+
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? DEFAULT_LINE_LIMIT;
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  const buf = new Uint8Array(64 * 1024);
+  const shown: string[] = [];
+  let shownBytes = 0;
+  let lineNo = 0; // the last line counted, shown or skipped before `offset`
+  let partial = ""; // the current line, capped
+  let sniffed = 0;
+  let stop: Stop;
+  let sawAny = false;
+
+  /** Takes one complete line; returns false when reading should stop. */
+  const take = (line: string): boolean => {
+    lineNo++;
+    if (lineNo < offset) return true;
+    if (lineNo >= offset + limit) {
+      lineNo--;
+      stop = "limit";
+      return false;
+    }
+    const text = numbered(lineNo, line);
+    const size = encoder.encode(text).length;
+    if (shownBytes + size > ctx.limits.maxOutputBytes) {
+      lineNo--;
+      stop = "bytes";
+      return false;
+    }
+    shown.push(text);
+    shownBytes += size;
+    return true;
+  };
+
+  const feed = (text: string): boolean => {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      const piece = text.slice(start, nl === -1 ? undefined : nl);
+      const room = MAX_LINE_CHARS + 1 - partial.length;
+      // One character past the cap is kept so that `numbered` knows to mark the cut.
+      partial += piece.length <= room ? piece : piece.slice(0, room);
+      if (nl === -1) return true;
+      const line = partial;
+      partial = "";
+      if (!take(line)) return false;
+      start = nl + 1;
+    }
+  };
+
+  try {
+    for (;;) {
+      if (ctx.signal.aborted) {
+        stop = "cancelled";
+        break;
+      }
+      const n = await file.read(buf);
+      if (n === null) break;
+      const chunk = buf.subarray(0, n);
+      sawAny = true;
+      if (sniffed < BINARY_SNIFF_BYTES) {
+        const look = chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed);
+        sniffed += look.length;
+        if (look.includes(0)) {
+          stop = "binary";
+          break;
+        }
+      }
+      let text: string;
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        stop = "invalid";
+        break;
+      }
+      if (!feed(text)) break;
+    }
+    if (stop === undefined) {
+      let rest = "";
+      try {
+        rest = decoder.decode();
+      } catch {
+        stop = "invalid";
+      }
+      // The last line has no newline after it.
+      if (stop === undefined && feed(rest) && partial !== "") take(partial);
+    }
+  } catch (e) {
+    return err(e);
+  } finally {
+    file.close();
+  }
+
+  if (stop === "binary") {
+    return failed(
+      `Cannot read "${args.path}": it looks like a binary file (it contains NUL bytes)`,
+    );
+  }
+  if (stop === "invalid") {
+    return failed(`Cannot read "${args.path}": it is not valid UTF-8 text`);
+  }
+  if (stop === "cancelled") return failed(`Reading "${args.path}" was cancelled`);
+  if (!sawAny) return { success: true, output: `(file "${args.path}" is empty)`, truncated: false };
+  if (shown.length === 0) {
+    if (stop === "bytes") {
+      return {
+        success: false,
+        output: `Cannot show line ${offset} of "${args.path}": it is longer than the output limit`,
+        truncated: true,
+      };
+    }
+    return failed(
+      `Cannot read "${args.path}" from line ${offset}: the file has only ${lineNo} lines`,
+    );
+  }
+  const last = lineNo;
+  let output = shown.join("");
+  let truncated = false;
+  if (stop === "bytes") {
+    truncated = true;
+    output += `[Output limit reached after line ${last}; continue with offset=${last + 1}]`;
+  } else if (stop === "limit" && args.limit === undefined) {
+    truncated = true;
+    output += `[Showing lines ${offset}-${last}; continue with offset=${last + 1}]`;
+  }
+  return { success: true, output, truncated };
+}
+
+/**
+ * The `read_file` tool of CONTRACT.md: risk `read`, or `write` for a path outside the
+ * workspace.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readFileTool } from "./read_file.ts";
+ * assert(readFileTool.summary({ path: "a.ts" }) === "Read file: a.ts");
+ * ```
+ */
+export const readFileTool = defineTool({
+  name: "read_file",
+  description: "Read a UTF-8 text file. Lines are numbered from 1 (`     1\\tline`); use " +
+    "`offset` and `limit` to page through long files. Binary files are refused.",
+  schema,
+  risk: (args, ctx) => readRisk(ctx.cwd, args.path),
+  summary: (args) => `Read file: ${args.path}`,
+  run,
+});

@@ -1,0 +1,148 @@
+/**
+ * Walks a directory tree the way a developer sees it: `.git` skipped, `.gitignore` files
+ * honoured in every directory (deeper files refine shallower ones, as in git), entries in
+ * sorted order, symlinked directories not followed (no loops, no silent trips outside).
+ *
+ * @module
+ */
+import * as path from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** One file or directory met by `walk`. */
+export interface WalkEntry {
+  /** Absolute path. */
+  path: string;
+  /** Path relative to the walk's base, `/`-separated. */
+  rel: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+}
+
+/** How `walk` goes. */
+export interface WalkOptions {
+  /** Stops the walk between entries. */
+  signal?: AbortSignal;
+  /** Deepest `rel` yielded, in segments; directories at this depth are not entered. */
+  maxDepth?: number;
+}
+
+interface Rules {
+  /** Directory of the .gitignore, relative to the base ("" for the base itself). */
+  dir: string;
+  ig: Ignore;
+}
+
+async function loadRules(base: string, dir: string): Promise<Rules | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path.join(base, dir, ".gitignore"));
+  } catch {
+    return undefined;
+  }
+  return { dir, ig: ignore().add(text) };
+}
+
+/** Whether the rules in scope ignore `rel`; the deepest rule that says anything wins. */
+function ignored(rules: readonly Rules[], rel: string, isDirectory: boolean): boolean {
+  let result = false;
+  for (const { dir, ig } of rules) {
+    const sub = dir === "" ? rel : rel.slice(dir.length + 1);
+    try {
+      const t = ig.test(isDirectory ? `${sub}/` : sub);
+      if (t.ignored) result = true;
+      else if (t.unignored) result = false;
+    } catch {
+      // A path `ignore` cannot judge (odd characters) is not ignored.
+    }
+  }
+  return result;
+}
+
+function compareNames(a: Deno.DirEntry, b: Deno.DirEntry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Yields the entries under `start` (a directory inside `base`), paths relative to `base`.
+ * The .gitignore files of `base`, of the directories between it and `start`, and of every
+ * directory walked apply. Throws if `start` cannot be read; unreadable subdirectories are
+ * skipped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { walk } from "./walk.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/.gitignore`, "*.log\n");
+ * await Deno.writeTextFile(`${dir}/a.txt`, "");
+ * await Deno.writeTextFile(`${dir}/b.log`, "");
+ * const seen = [];
+ * for await (const e of walk(dir, dir)) seen.push(e.rel);
+ * assert(seen.join() === ".gitignore,a.txt");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function* walk(
+  base: string,
+  start: string,
+  options: WalkOptions = {},
+): AsyncGenerator<WalkEntry> {
+  const maxDepth = options.maxDepth ?? Infinity;
+  const startRel = path.relative(base, start);
+  if (startRel === ".." || startRel.startsWith("../") || path.isAbsolute(startRel)) {
+    throw new RangeError(`Cannot walk "${start}": it is not inside "${base}"`);
+  }
+  // .gitignore files above the start directory apply to it too.
+  const inherited: Rules[] = [];
+  const segments = startRel === "" ? [] : startRel.split(path.sep);
+  for (let i = 0; i < segments.length; i++) {
+    const r = await loadRules(base, segments.slice(0, i).join("/"));
+    if (r) inherited.push(r);
+  }
+  // Reading the start directory first lets its errors reach the caller.
+  const first = await readSorted(start);
+  yield* walkDir(base, startRel.split(path.sep).join("/"), first, inherited, maxDepth, options);
+}
+
+async function readSorted(dir: string): Promise<Deno.DirEntry[]> {
+  const entries: Deno.DirEntry[] = [];
+  for await (const e of Deno.readDir(dir)) entries.push(e);
+  return entries.sort(compareNames);
+}
+
+async function* walkDir(
+  base: string,
+  rel: string,
+  entries: Deno.DirEntry[],
+  inherited: readonly Rules[],
+  maxDepth: number,
+  options: WalkOptions,
+): AsyncGenerator<WalkEntry> {
+  const own = await loadRules(base, rel);
+  const rules = own ? [...inherited, own] : inherited;
+  const depth = rel === "" ? 0 : rel.split("/").length;
+  for (const e of entries) {
+    if (options.signal?.aborted) return;
+    if (e.name === ".git") continue;
+    const childRel = rel === "" ? e.name : `${rel}/${e.name}`;
+    if (ignored(rules, childRel, e.isDirectory)) continue;
+    const abs = path.join(base, childRel);
+    yield {
+      path: abs,
+      rel: childRel,
+      isFile: e.isFile,
+      isDirectory: e.isDirectory,
+      isSymlink: e.isSymlink,
+    };
+    if (e.isDirectory && !e.isSymlink && depth + 1 < maxDepth) {
+      let children: Deno.DirEntry[];
+      try {
+        children = await readSorted(abs);
+      } catch {
+        continue;
+      }
+      yield* walkDir(base, childRel, children, rules, maxDepth, options);
+    }
+  }
+}

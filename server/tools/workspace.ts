@@ -1,0 +1,198 @@
+/**
+ * Where a path the model gave really points, and whether that is inside the workspace. Every
+ * existing component is resolved through the file system (symlinks included, dangling ones
+ * too), so `..`, absolute paths and symlinks cannot hide a location outside the workspace;
+ * components that do not exist yet are appended as written.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { Risk } from "./tool.ts";
+
+/** Symlinks followed while resolving one path before giving up, as the kernel does. */
+const MAX_LINKS = 40;
+
+function isAbsent(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
+}
+
+async function resolvePhysical(absolute: string, links: { count: number }): Promise<string> {
+  try {
+    return await Deno.realPath(absolute);
+  } catch (err) {
+    if (!isAbsent(err)) throw err;
+  }
+  const parts = absolute.split("/").filter((p) => p !== "" && p !== ".");
+  let current = "/";
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === "..") {
+      // `current` is already physical, so its parent is the one the kernel would use.
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
+    try {
+      current = await Deno.realPath(next);
+      continue;
+    } catch (err) {
+      if (!isAbsent(err)) throw err;
+    }
+    // Absent, or a symlink whose target is absent: a write would follow the link.
+    let target: string | undefined;
+    try {
+      target = await Deno.readLink(next);
+    } catch (err) {
+      // Anything but a refusal means "not a symlink": the path is simply absent.
+      if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
+        throw err;
+      }
+    }
+    if (target === undefined) return path.resolve(current, ...parts.slice(i));
+    if (++links.count > MAX_LINKS) {
+      throw new Deno.errors.FilesystemLoop(`Too many symbolic links resolving "${absolute}"`);
+    }
+    current = await resolvePhysical(path.resolve(current, target), links);
+  }
+  return current;
+}
+
+/**
+ * The physical absolute path of `absolute`: symlinks and `..` resolved for every component
+ * that exists, the rest appended lexically.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { physicalPath } from "./workspace.ts";
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * assert((await physicalPath(`${dir}/new/../file.txt`)) === `${dir}/file.txt`);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function physicalPath(absolute: string): Promise<string> {
+  if (!path.isAbsolute(absolute)) {
+    throw new TypeError(`Cannot resolve "${absolute}": the path must be absolute`);
+  }
+  // No lexical normalisation: `link/..` must go up from where the link points, as in the kernel.
+  return resolvePhysical(absolute, { count: 0 });
+}
+
+/**
+ * Whether `p` is `root` or below it; both must be physical paths.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isInside } from "./workspace.ts";
+ * assert(isInside("/ws", "/ws/a") && !isInside("/ws", "/wsx"));
+ * ```
+ */
+export function isInside(root: string, p: string): boolean {
+  if (p === root) return true;
+  return p.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** A path the model gave, resolved against a workspace. */
+export interface Located {
+  /** The workspace, physical. */
+  root: string;
+  /** Where the path really points, physical. */
+  absolute: string;
+  /** Whether `absolute` is inside `root`. */
+  inside: boolean;
+}
+
+/**
+ * Resolves `userPath` (relative to the workspace, or absolute) to where it really points.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { locate } from "./workspace.ts";
+ * const dir = await Deno.makeTempDir();
+ * assert((await locate(dir, "a/b.txt")).inside);
+ * assert(!(await locate(dir, "../b.txt")).inside);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function locate(cwd: string, userPath: string): Promise<Located> {
+  const root = await Deno.realPath(cwd);
+  const absolute = await physicalPath(path.isAbsolute(userPath) ? userPath : `${root}/${userPath}`);
+  return { root, absolute, inside: isInside(root, absolute) };
+}
+
+/**
+ * The risk of reading `userPath`: `read` inside the workspace, `write` outside it or when it
+ * cannot be resolved (asking is the safe side).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readRisk } from "./workspace.ts";
+ * const dir = await Deno.makeTempDir();
+ * assert((await readRisk(dir, "/etc/passwd")) === "write");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function readRisk(cwd: string, userPath: string): Promise<Risk> {
+  try {
+    return (await locate(cwd, userPath)).inside ? "read" : "write";
+  } catch {
+    return "write";
+  }
+}
+
+/**
+ * How a path is shown in tool output: relative to the workspace when inside it, else absolute.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { displayPath } from "./workspace.ts";
+ * assert(displayPath("/ws", "/ws/src/a.ts") === "src/a.ts");
+ * assert(displayPath("/ws", "/etc/hosts") === "/etc/hosts");
+ * ```
+ */
+export function displayPath(root: string, absolute: string): string {
+  if (absolute === root) return ".";
+  return isInside(root, absolute) ? path.relative(root, absolute) : absolute;
+}
+
+/** Where a write may go, or why it may not. */
+export type WriteTarget =
+  | { ok: true; root: string; absolute: string }
+  | { ok: false; message: string };
+
+/**
+ * Resolves the target of a write and refuses one that leaves the workspace. Call it again
+ * right before writing: a symlink may have appeared since approval.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { writeTarget } from "./workspace.ts";
+ * const dir = await Deno.makeTempDir();
+ * const t = await writeTarget(dir, "../escape.txt", "write");
+ * assert(!t.ok);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function writeTarget(
+  cwd: string,
+  userPath: string,
+  verb: string,
+): Promise<WriteTarget> {
+  const { root, absolute, inside } = await locate(cwd, userPath);
+  if (!inside) {
+    return {
+      ok: false,
+      message: `Cannot ${verb} "${userPath}": it resolves to "${absolute}", ` +
+        `outside the workspace "${root}"; write tools may only change files inside it`,
+    };
+  }
+  if (absolute === root) {
+    return { ok: false, message: `Cannot ${verb} "${userPath}": it is the workspace directory` };
+  }
+  return { ok: true, root, absolute };
+}

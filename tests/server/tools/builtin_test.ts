@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { builtinTools } from "../../../server/tools/builtin.ts";
+import { ToolRegistry } from "../../../server/tools/registry.ts";
+
+Deno.test("builtinTools offers the six contract tools in order", () => {
+  assert.deepEqual(builtinTools().map((t) => t.name), [
+    "bash",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "glob",
+    "grep",
+  ]);
+});
+
+Deno.test("builtinTools register and produce JSON Schemas with the contract's arguments", () => {
+  const specs = new ToolRegistry(builtinTools()).specs();
+  const props = Object.fromEntries(
+    specs.map((s) => [
+      s.function.name,
+      {
+        properties: Object.keys(s.function.parameters.properties as object),
+        required: s.function.parameters.required,
+      },
+    ]),
+  );
+  assert.deepEqual(props, {
+    bash: { properties: ["command", "timeout_ms"], required: ["command"] },
+    read_file: { properties: ["path", "offset", "limit"], required: ["path"] },
+    write_file: { properties: ["path", "content"], required: ["path", "content"] },
+    edit_file: {
+      properties: ["path", "old_string", "new_string", "replace_all"],
+      required: ["path", "old_string", "new_string"],
+    },
+    glob: { properties: ["pattern"], required: ["pattern"] },
+    grep: { properties: ["pattern", "path", "glob"], required: ["pattern"] },
+  });
+});
+
+Deno.test("builtin tools reject arguments of the wrong type", () => {
+  for (const tool of builtinTools()) {
+    assert.equal(tool.schema.safeParse({ path: 1, command: 1, pattern: 1 }).success, false);
+  }
+});

@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import { globTool, MAX_GLOB_RESULTS } from "../../../server/tools/glob.ts";
+import { globScope, globToRegExp } from "../../../server/tools/glob_pattern.ts";
+import type { ToolContext } from "../../../server/tools/tool.ts";
+
+function context(cwd: string, signal = new AbortController().signal): ToolContext {
+  return {
+    cwd,
+    signal,
+    limits: { maxOutputBytes: 65536, timeoutMs: 10_000 },
+    secretEnv: [],
+  };
+}
+
+/** A workspace holding `files` (path → content). */
+async function withTree(
+  files: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_glob_test_" }));
+  try {
+    for (const [p, content] of Object.entries(files)) {
+      const full = `${dir}/${p}`;
+      await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(full, content);
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const TREE = {
+  "a.ts": "",
+  "b.js": "",
+  "README.md": "",
+  "src/main.ts": "",
+  "src/util/strings.ts": "",
+  "src/util/strings.test.tsx": "",
+  "src/x1.ts": "",
+  "src/x22.ts": "",
+  ".github/ci.yml": "",
+};
+
+Deno.test("globToRegExp keeps * and ? within one path segment", () => {
+  const re = globToRegExp("src/*.t?");
+  assert.ok(re.test("src/a.ts"));
+  assert.ok(!re.test("src/x/a.ts"));
+  assert.ok(!re.test("src/a.tsx"));
+});
+
+Deno.test("globToRegExp matches ** across any number of directories", () => {
+  const re = globToRegExp("**/util/**");
+  assert.ok(re.test("util/a"));
+  assert.ok(re.test("x/y/util/z/w.ts"));
+  assert.ok(!re.test("x/utils/a"));
+});
+
+Deno.test("globToRegExp expands braces and character classes", () => {
+  const re = globToRegExp("{src,lib}/[a-c]*.{ts,js}");
+  assert.ok(re.test("src/a.ts") && re.test("lib/cat.js"));
+  assert.ok(!re.test("src/d.ts") && !re.test("test/a.ts") && !re.test("src/a.md"));
+  assert.ok(globToRegExp("[!a]").test("b") && !globToRegExp("[!a]").test("a"));
+});
+
+Deno.test("globToRegExp treats regex characters literally", () => {
+  assert.ok(globToRegExp("a+b(1).ts").test("a+b(1).ts"));
+  assert.ok(!globToRegExp("a.ts").test("abts"));
+});
+
+Deno.test("globScope starts at the plain leading directories", () => {
+  assert.deepEqual(globScope("src/util/*.ts"), { base: "src/util", depth: 3 });
+  assert.deepEqual(globScope("**/*.ts"), { base: "", depth: Infinity });
+  assert.deepEqual(globScope("a.ts"), { base: "", depth: 1 });
+});
+
+Deno.test("glob summary and risk follow the contract", () => {
+  assert.equal(globTool.summary({ pattern: "**/*.ts" }), "Find files: **/*.ts");
+  assert.equal(globTool.risk({ pattern: "*" }, { cwd: "/" }), "read");
+});
+
+Deno.test("glob lists matches at any depth, sorted, relative to the workspace", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await globTool.run({ pattern: "**/*.ts" }, context(dir));
+    assert.deepEqual(r, {
+      success: true,
+      output: "a.ts\nsrc/main.ts\nsrc/util/strings.ts\nsrc/x1.ts\nsrc/x22.ts",
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("glob without a slash matches only the top level", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await globTool.run({ pattern: "*.{ts,js}" }, context(dir));
+    assert.equal(r.output, "a.ts\nb.js");
+  });
+});
+
+Deno.test("glob matches ? as exactly one character", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await globTool.run({ pattern: "src/x?.ts" }, context(dir));
+    assert.equal(r.output, "src/x1.ts");
+  });
+});
+
+Deno.test("glob includes dot directories", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await globTool.run({ pattern: "**/*.yml" }, context(dir));
+    assert.equal(r.output, ".github/ci.yml");
+  });
+});
+
+Deno.test("glob honours .gitignore files at the root and in subdirectories", async () => {
+  await withTree({
+    ".gitignore": "dist/\n*.log\n",
+    "keep.ts": "",
+    "dist/out.ts": "",
+    "debug.log": "",
+    "pkg/.gitignore": "generated.ts\n!important.log\n",
+    "pkg/generated.ts": "",
+    "pkg/source.ts": "",
+    "pkg/important.log": "",
+    "pkg/other.log": "",
+  }, async (dir) => {
+    const r = await globTool.run({ pattern: "**/*.{ts,log}" }, context(dir));
+    assert.equal(r.output, "keep.ts\npkg/important.log\npkg/source.ts");
+  });
+});
+
+Deno.test("glob skips the .git directory", async () => {
+  await withTree({ ".git/config": "", ".git/hooks/pre-commit.sample": "", "a.txt": "" }, async (
+    dir,
+  ) => {
+    const r = await globTool.run({ pattern: "**/*" }, context(dir));
+    assert.equal(r.output, "a.txt");
+  });
+});
+
+Deno.test("glob does not follow a symlinked directory", async () => {
+  await withTree({ "real/a.ts": "" }, async (dir) => {
+    await Deno.symlink(`${dir}/real`, `${dir}/loop`);
+    const r = await globTool.run({ pattern: "**/*.ts" }, context(dir));
+    assert.equal(r.output, "real/a.ts");
+  });
+});
+
+Deno.test("glob says when nothing matches", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await globTool.run({ pattern: "nothing/**/*.rs" }, context(dir));
+    assert.deepEqual(r, {
+      success: true,
+      output: `No files match "nothing/**/*.rs"`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("glob cuts the list at the result limit and says so", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < MAX_GLOB_RESULTS + 5; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "";
+  await withTree(files, async (dir) => {
+    const r = await globTool.run({ pattern: "f/*.txt" }, context(dir));
+    assert.equal(r.success, true);
+    assert.equal(r.truncated, true);
+    const lines = r.output.split("\n");
+    assert.equal(lines.length, MAX_GLOB_RESULTS + 1);
+    assert.equal(lines[0], "f/0000.txt");
+    assert.equal(
+      lines.at(-1),
+      `[Results cut at ${MAX_GLOB_RESULTS} files; use a narrower pattern]`,
+    );
+  });
+});
+
+Deno.test("glob refuses patterns that leave the workspace", async () => {
+  await withTree(TREE, async (dir) => {
+    for (const pattern of ["../*", "/etc/*", "src/../../x"]) {
+      const r = await globTool.run({ pattern }, context(dir));
+      assert.deepEqual(r, {
+        success: false,
+        output: `Invalid glob pattern "${pattern}": patterns are relative to the workspace and ` +
+          `cannot start with "/" or contain ".."`,
+        truncated: false,
+      });
+    }
+  });
+});
+
+Deno.test("glob stops when the call is cancelled", async () => {
+  await withTree(TREE, async (dir) => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = await globTool.run({ pattern: "**/*" }, context(dir, controller.signal));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Finding files for "**/*" was cancelled`,
+      truncated: false,
+    });
+  });
+});

@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { grepTool, MAX_GREP_LINE_CHARS } from "../../../server/tools/grep.ts";
+import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
+
+function context(
+  cwd: string,
+  limits: Partial<ToolLimits> = {},
+  signal = new AbortController().signal,
+): ToolContext {
+  return {
+    cwd,
+    signal,
+    limits: { maxOutputBytes: 65536, timeoutMs: 10_000, ...limits },
+    secretEnv: [],
+  };
+}
+
+/** A temporary directory holding `files` (path → content). */
+async function withTree(
+  files: Record<string, string | Uint8Array>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_grep_test_" }));
+  try {
+    for (const [p, content] of Object.entries(files)) {
+      const full = `${dir}/${p}`;
+      await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+      if (typeof content === "string") await Deno.writeTextFile(full, content);
+      else await Deno.writeFile(full, content);
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const TREE = {
+  "a.ts": "const x = 1;\n// TODO: fix\nexport { x };\n",
+  "src/b.ts": "function f() {}\n\n// TODO later\n",
+  "src/c.md": "TODO in docs\n",
+  "crlf.txt": "first\r\nTODO crlf\r\n",
+};
+
+Deno.test("grep summary and risk follow the contract", async () => {
+  assert.equal(grepTool.summary({ pattern: "TODO" }), "Search: TODO");
+  assert.equal(await grepTool.risk({ pattern: "x" }, { cwd: "/tmp" }), "read");
+});
+
+Deno.test("grep prints path:line:text for every matching line", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "TODO" }, context(dir));
+    assert.deepEqual(r, {
+      success: true,
+      output: [
+        "a.ts:2:// TODO: fix",
+        "crlf.txt:2:TODO crlf",
+        "src/b.ts:3:// TODO later",
+        "src/c.md:1:TODO in docs",
+      ].join("\n"),
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("grep uses JavaScript regular expressions", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: String.raw`^(const|function)\s+\w` }, context(dir));
+    assert.equal(r.output, "a.ts:1:const x = 1;\nsrc/b.ts:1:function f() {}");
+  });
+});
+
+Deno.test("grep reports an invalid regular expression", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "(unclosed" }, context(dir));
+    assert.equal(r.success, false);
+    assert.equal(
+      r.output,
+      `Invalid regular expression "(unclosed": Invalid regular expression: /(unclosed/: ` +
+        `Unterminated group`,
+    );
+  });
+});
+
+Deno.test("grep filters files by a glob on the name", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "TODO", glob: "*.ts" }, context(dir));
+    assert.equal(r.output, "a.ts:2:// TODO: fix\nsrc/b.ts:3:// TODO later");
+  });
+});
+
+Deno.test("grep filters files by a glob on the path", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "TODO", glob: "src/**" }, context(dir));
+    assert.equal(r.output, "src/b.ts:3:// TODO later\nsrc/c.md:1:TODO in docs");
+  });
+});
+
+Deno.test("grep searches only the given directory or file", async () => {
+  await withTree(TREE, async (dir) => {
+    const inDir = await grepTool.run({ pattern: "TODO", path: "src" }, context(dir));
+    assert.equal(inDir.output, "src/b.ts:3:// TODO later\nsrc/c.md:1:TODO in docs");
+    const inFile = await grepTool.run({ pattern: "TODO", path: "a.ts" }, context(dir));
+    assert.equal(inFile.output, "a.ts:2:// TODO: fix");
+  });
+});
+
+Deno.test("grep honours .gitignore and skips .git", async () => {
+  await withTree({
+    ".gitignore": "build/\n",
+    "build/out.js": "needle\n",
+    ".git/HEAD": "needle\n",
+    "sub/.gitignore": "*.gen\n",
+    "sub/x.gen": "needle\n",
+    "sub/x.src": "needle\n",
+  }, async (dir) => {
+    const r = await grepTool.run({ pattern: "needle" }, context(dir));
+    assert.equal(r.output, "sub/x.src:1:needle");
+  });
+});
+
+Deno.test("grep skips binary files", async () => {
+  await withTree({
+    "bin.dat": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0, 1]),
+    "text.txt": "needle\n",
+  }, async (dir) => {
+    const r = await grepTool.run({ pattern: "needle" }, context(dir));
+    assert.equal(r.output, "text.txt:1:needle");
+  });
+});
+
+Deno.test("grep does not read through a symlink found while walking", async () => {
+  await withTree({ "ws/a.txt": "needle\n", "secret.txt": "needle\n" }, async (top) => {
+    await Deno.symlink(`${top}/secret.txt`, `${top}/ws/link.txt`);
+    const r = await grepTool.run({ pattern: "needle" }, context(`${top}/ws`));
+    assert.equal(r.output, "a.txt:1:needle");
+  });
+});
+
+Deno.test("grep cuts long lines", async () => {
+  await withTree({ "long.txt": `needle${"x".repeat(5000)}\n` }, async (dir) => {
+    const r = await grepTool.run({ pattern: "needle" }, context(dir));
+    const text = `needle${"x".repeat(MAX_GREP_LINE_CHARS - 6)} [...]`;
+    assert.equal(r.output, `long.txt:1:${text}`);
+  });
+});
+
+Deno.test("grep bounds its output and marks it truncated", async () => {
+  await withTree({ "many.txt": "needle here\n".repeat(10_000) }, async (dir) => {
+    const r = await grepTool.run({ pattern: "needle" }, context(dir, { maxOutputBytes: 1000 }));
+    assert.equal(r.success, true);
+    assert.equal(r.truncated, true);
+    assert.ok(new TextEncoder().encode(r.output).length <= 1000);
+    assert.ok(r.output.startsWith("many.txt:1:needle here\nmany.txt:2:needle here\n"));
+    assert.ok(r.output.endsWith("[Output limit reached; narrow the search]"));
+  });
+});
+
+Deno.test("grep says when nothing matches", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "absent" }, context(dir));
+    assert.deepEqual(r, {
+      success: true,
+      output: `No matches found for "absent"`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("grep reports a missing path", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "x", path: "nope" }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot search "nope": no such file or directory`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("grep risk is write for a path outside the workspace", async () => {
+  await withTree({ "ws/a.txt": "", "other/b.txt": "" }, async (top) => {
+    const cwd = `${top}/ws`;
+    await Deno.symlink(`${top}/other`, `${cwd}/other-link`);
+    assert.equal(await grepTool.risk({ pattern: "x", path: "." }, { cwd }), "read");
+    assert.equal(await grepTool.risk({ pattern: "x", path: "../other" }, { cwd }), "write");
+    assert.equal(await grepTool.risk({ pattern: "x", path: `${top}/other` }, { cwd }), "write");
+    assert.equal(await grepTool.risk({ pattern: "x", path: "other-link" }, { cwd }), "write");
+  });
+});
+
+Deno.test("grep shows absolute paths for an approved search outside", async () => {
+  await withTree({ "ws/a.txt": "", "other/b.txt": "needle\n" }, async (top) => {
+    const r = await grepTool.run({ pattern: "needle", path: "../other" }, context(`${top}/ws`));
+    assert.equal(r.output, `${top}/other/b.txt:1:needle`);
+  });
+});
+
+Deno.test("grep stops when the call is cancelled", async () => {
+  await withTree(TREE, async (dir) => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = await grepTool.run({ pattern: "TODO" }, context(dir, {}, controller.signal));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Searching for "TODO" was cancelled`,
+      truncated: false,
+    });
+  });
+});

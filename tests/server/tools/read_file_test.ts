@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { DEFAULT_LINE_LIMIT, readFileTool } from "../../../server/tools/read_file.ts";
+import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
+
+function context(cwd: string, limits: Partial<ToolLimits> = {}): ToolContext {
+  return {
+    cwd,
+    signal: new AbortController().signal,
+    limits: { maxOutputBytes: 65536, timeoutMs: 10_000, ...limits },
+    secretEnv: [],
+  };
+}
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_read_test_" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("read_file summary shows the path as given", () => {
+  assert.equal(readFileTool.summary({ path: "../x/y.ts" }), "Read file: ../x/y.ts");
+});
+
+Deno.test("read_file schema rejects offset 0 and a negative limit", () => {
+  assert.equal(readFileTool.schema.safeParse({ path: "a", offset: 0 }).success, false);
+  assert.equal(readFileTool.schema.safeParse({ path: "a", limit: -1 }).success, false);
+  assert.equal(readFileTool.schema.safeParse({ path: "a", offset: 1, limit: 1 }).success, true);
+});
+
+Deno.test("read_file numbers every line", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "alpha\n\tbeta\ngamma");
+    const r = await readFileTool.run({ path: "a.txt" }, context(dir));
+    assert.deepEqual(r, {
+      success: true,
+      output: "     1\talpha\n     2\t\tbeta\n     3\tgamma\n",
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("read_file shows the lines from offset, limit of them", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "1\n2\n3\n4\n5\n");
+    const r = await readFileTool.run({ path: "a.txt", offset: 2, limit: 2 }, context(dir));
+    assert.deepEqual(r, { success: true, output: "     2\t2\n     3\t3\n", truncated: false });
+  });
+});
+
+Deno.test("read_file fails for an offset past the end of the file", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "1\n2\n");
+    const r = await readFileTool.run({ path: "a.txt", offset: 5 }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot read "a.txt" from line 5: the file has only 2 lines`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("read_file reports a missing file", async () => {
+  await withTempDir(async (dir) => {
+    const r = await readFileTool.run({ path: "nope.txt" }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot read "nope.txt": no such file or directory`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("read_file refuses a directory", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/sub`);
+    const r = await readFileTool.run({ path: "sub" }, context(dir));
+    assert.equal(r.success, false);
+    assert.equal(r.output, `Cannot read "sub": it is a directory; use glob to list files`);
+  });
+});
+
+Deno.test("read_file refuses a binary file", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/x.bin`, new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    const r = await readFileTool.run({ path: "x.bin" }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot read "x.bin": it looks like a binary file (it contains NUL bytes)`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("read_file refuses a file that is not valid UTF-8", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/latin1.txt`, new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const r = await readFileTool.run({ path: "latin1.txt" }, context(dir));
+    assert.equal(r.success, false);
+    assert.equal(r.output, `Cannot read "latin1.txt": it is not valid UTF-8 text`);
+  });
+});
+
+Deno.test("read_file reads multi-byte characters split across chunks", async () => {
+  await withTempDir(async (dir) => {
+    const line = "é".repeat(40_000); // 80 000 bytes: chunk borders fall inside characters
+    await Deno.writeTextFile(`${dir}/u.txt`, `${line}\nend\n`);
+    const r = await readFileTool.run({ path: "u.txt", offset: 2 }, context(dir));
+    assert.deepEqual(r, { success: true, output: "     2\tend\n", truncated: false });
+  });
+});
+
+Deno.test("read_file says a file is empty", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/e.txt`, "");
+    const r = await readFileTool.run({ path: "e.txt" }, context(dir));
+    assert.deepEqual(r, { success: true, output: `(file "e.txt" is empty)`, truncated: false });
+  });
+});
+
+Deno.test("read_file stops at the default line limit and says how to go on", async () => {
+  await withTempDir(async (dir) => {
+    const lines = Array.from({ length: DEFAULT_LINE_LIMIT + 500 }, (_, i) => `l${i + 1}`);
+    await Deno.writeTextFile(`${dir}/big.txt`, lines.join("\n"));
+    const r = await readFileTool.run({ path: "big.txt" }, context(dir, { maxOutputBytes: 1e7 }));
+    assert.equal(r.success, true);
+    assert.equal(r.truncated, true);
+    const out = r.output.split("\n");
+    assert.equal(out.length, DEFAULT_LINE_LIMIT + 1);
+    assert.equal(out[DEFAULT_LINE_LIMIT - 1], `  ${DEFAULT_LINE_LIMIT}\tl${DEFAULT_LINE_LIMIT}`);
+    assert.equal(
+      out[DEFAULT_LINE_LIMIT],
+      `[Showing lines 1-${DEFAULT_LINE_LIMIT}; continue with offset=${DEFAULT_LINE_LIMIT + 1}]`,
+    );
+  });
+});
+
+Deno.test("read_file stops at the output limit on a line boundary", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "aaaaaaaaaa\n".repeat(100));
+    const r = await readFileTool.run({ path: "a.txt" }, context(dir, { maxOutputBytes: 100 }));
+    assert.equal(r.success, true);
+    assert.equal(r.truncated, true);
+    // Each numbered line is 18 bytes: five fit in 100.
+    assert.equal(
+      r.output,
+      "     1\taaaaaaaaaa\n" +
+        "     2\taaaaaaaaaa\n     3\taaaaaaaaaa\n     4\taaaaaaaaaa\n     5\taaaaaaaaaa\n" +
+        "[Output limit reached after line 5; continue with offset=6]",
+    );
+  });
+});
+
+Deno.test("read_file cuts an overlong line", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/min.js`, "x".repeat(100_000) + "\nnext\n");
+    const r = await readFileTool.run({ path: "min.js" }, context(dir));
+    assert.equal(r.success, true);
+    const [first, second] = r.output.split("\n");
+    assert.equal(first, `     1\t${"x".repeat(2000)} [... line cut at 2000 characters]`);
+    assert.equal(second, "     2\tnext");
+  });
+});
+
+Deno.test("read_file risk is read inside the workspace", async () => {
+  await withTempDir(async (dir) => {
+    assert.equal(await readFileTool.risk({ path: "src/a.ts" }, { cwd: dir }), "read");
+  });
+});
+
+Deno.test("read_file risk is write for ../, an absolute path or a symlink outside", async () => {
+  await withTempDir(async (top) => {
+    await Deno.mkdir(`${top}/ws`);
+    await Deno.writeTextFile(`${top}/secret.txt`, "s");
+    await Deno.symlink(`${top}/secret.txt`, `${top}/ws/link.txt`);
+    const cwd = `${top}/ws`;
+    assert.equal(await readFileTool.risk({ path: "../secret.txt" }, { cwd }), "write");
+    assert.equal(await readFileTool.risk({ path: `${top}/secret.txt` }, { cwd }), "write");
+    assert.equal(await readFileTool.risk({ path: "link.txt" }, { cwd }), "write");
+  });
+});
+
+Deno.test("read_file reads an approved file outside the workspace", async () => {
+  await withTempDir(async (top) => {
+    await Deno.mkdir(`${top}/ws`);
+    await Deno.writeTextFile(`${top}/notes.txt`, "outside\n");
+    const r = await readFileTool.run({ path: "../notes.txt" }, context(`${top}/ws`));
+    assert.deepEqual(r, { success: true, output: "     1\toutside\n", truncated: false });
+  });
+});
+
+Deno.test("read_file without --allow-read names the missing permission", async () => {
+  await withTempDir(async (dir) => {
+    const script = `${dir}/probe.ts`;
+    const url = new URL("../../../server/tools/read_file.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { readFileTool } from ${JSON.stringify(url)};
+const r = await readFileTool.run({ path: "a.txt" }, {
+  cwd: ${JSON.stringify(dir)},
+  signal: new AbortController().signal,
+  limits: { maxOutputBytes: 1000, timeoutMs: 5000 },
+  secretEnv: [],
+});
+console.log(JSON.stringify(r));
+`,
+    );
+    const config = new URL("../../../deno.json", import.meta.url).pathname;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", "--config", config, script],
+      stdout: "piped",
+      stderr: "piped",
+      stdin: "null",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+      success: false,
+      output: `Permission denied: scv was started without --allow-read, so it cannot read "a.txt"`,
+      truncated: false,
+    });
+  });
+});
