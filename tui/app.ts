@@ -236,6 +236,17 @@ export async function runApp(options: AppOptions): Promise<number> {
     }
   };
 
+  const reportServerGone = async (error?: string) => {
+    const code = link ? await withTimeout(link.exitStatus(), 3000) : "timeout";
+    const how = code === "timeout" || code === undefined ? "" : ` (exit status ${code})`;
+    const tail = link ? link.recentLog().slice(-5).join("\n") : "";
+    finish(
+      1,
+      `scv: the server closed the connection${how}${error ? `: ${error}` : ""}` +
+        (tail ? `\nLast server messages:\n${tail}` : ""),
+    );
+  };
+
   let status = 1;
   let message: string | undefined;
   try {
@@ -265,15 +276,7 @@ export async function runApp(options: AppOptions): Promise<number> {
       } else if (!exiting) {
         markClosed(state);
         schedule();
-        void link!.exitStatus().then((code) => {
-          const how = code === undefined ? "" : ` (exit status ${code})`;
-          const tail = link!.recentLog().slice(-5).join("\n");
-          finish(
-            1,
-            `scv: the server closed the connection${how}${input.error ? `: ${input.error}` : ""}` +
-              (tail ? `\nLast server messages:\n${tail}` : ""),
-          );
-        });
+        void reportServerGone(input.error);
       }
     });
     const started = (async () => {
@@ -286,7 +289,12 @@ export async function runApp(options: AppOptions): Promise<number> {
       );
       schedule();
     })();
-    started.catch((e) => finish(1, `scv: could not start a session: ${errorText(e)}`));
+    started.catch(async (e) => {
+      // A server that died during the handshake is reported as such, with its last words.
+      const code = await withTimeout(link!.exitStatus(), 1000);
+      if (code !== "timeout") await reportServerGone();
+      else finish(1, `scv: could not start a session: ${errorText(e)}`);
+    });
     const result = await exited;
     status = result.status;
     message = result.message;
@@ -336,6 +344,16 @@ export function restoreTerminal(): void {
   } catch {
     // Not a terminal any more.
   }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<"timeout">((r) => {
+      timer = setTimeout(() => r("timeout"), ms);
+    }),
+  ]);
 }
 
 function errorText(e: unknown): string {

@@ -61,7 +61,7 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
       break;
     case "assistant": {
       const body = renderMarkdown(item.text, { width: w - 2, style: s });
-      lines = prefixRows(body.length ? body : [""], s.magenta("● "), "  ");
+      lines = prefixRows(body.length ? body : [""], item.continued ? "  " : s.magenta("● "), "  ");
       if (item.note) lines.push(s.gray(`  (${item.note})`));
       break;
     }
@@ -410,12 +410,17 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   );
   const bottom = [rule, ...composer, rule, statusLine(state, { ...view, width: w })];
 
-  const streamBudget = budget - bottom.length - middle.length;
+  // The streamed block is previewed in a few rows: a small live region survives a terminal
+  // resize intact (a large one would be pushed into scrollback by the terminal's reflow).
+  const streamBudget = Math.min(
+    budget - bottom.length - middle.length,
+    Math.max(3, Math.floor(view.height / 4)),
+  );
   const top: string[] = [];
   if (state.streamText !== "" && streamBudget > 0) {
     const rows = streamTail(cache, state.streamId, state.streamText, w - 2, streamBudget);
     const totalStable = cache.stream?.stable.length ?? 0;
-    const firstIsStart = rows.length === totalStable + 1;
+    const firstIsStart = rows.length === totalStable + 1 && state.streamCommitted === "";
     rows.forEach((r, i) => top.push((i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r));
   } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
     top.push(s.gray(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…"));

@@ -13,11 +13,16 @@ import * as ed from "./composer.ts";
 import type { KeyEvent } from "./keys.ts";
 import { PromptHistory } from "./history.ts";
 import { sanitize } from "./text.ts";
+import { marked, type Token } from "marked";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
   | { kind: "user"; text: string }
-  | { kind: "assistant"; text: string; note?: string }
+  /**
+   * Assistant Markdown. A long streamed message arrives in parts: each complete block is
+   * written as soon as the next one starts; `continued` marks the parts after the first.
+   */
+  | { kind: "assistant"; text: string; note?: string; continued?: boolean }
   | {
     kind: "tool";
     callId: string;
@@ -90,8 +95,15 @@ export interface ClientState {
   /** Finished items not yet written to scrollback; the I/O shell drains it. */
   outbox: TranscriptItem[];
   turn: TurnState | undefined;
-  /** The assistant text streaming in the current provider call, control characters removed. */
+  /**
+   * The streamed assistant text of the current provider call not yet written to scrollback
+   * (the last, possibly unfinished Markdown block and what follows), control characters removed.
+   */
   streamText: string;
+  /** The part of the streamed message already written to scrollback as complete blocks. */
+  streamCommitted: string;
+  /** `streamText` length when it was last split into blocks (to re-lex only as it grows). */
+  streamLexedAt: number;
   /** Changes whenever a new streamed message starts, so cached wrapping can be dropped. */
   streamId: number;
   tools: LiveTool[];
@@ -158,6 +170,8 @@ export function createState(options: CreateStateOptions): ClientState {
     outbox: [],
     turn: undefined,
     streamText: "",
+    streamCommitted: "",
+    streamLexedAt: 0,
     streamId: 0,
     tools: [],
     approval: undefined,
@@ -242,17 +256,67 @@ export function toolSummary(name: string, args: unknown): string {
   }
 }
 
+/** Writes what is left of the streamed message to the transcript and starts afresh. */
 function endStreaming(state: ClientState, note?: string): void {
   if (state.streamText.trim() !== "") {
-    finishItem(
-      state,
-      note === undefined
-        ? { kind: "assistant", text: state.streamText }
-        : { kind: "assistant", text: state.streamText, note },
-    );
+    const item: TranscriptItem = { kind: "assistant", text: state.streamText };
+    if (note !== undefined) item.note = note;
+    if (state.streamCommitted !== "") item.continued = true;
+    finishItem(state, item);
   }
   state.streamText = "";
+  state.streamCommitted = "";
+  state.streamLexedAt = 0;
   state.streamId++;
+}
+
+/** Below this size the pending stream text is re-lexed at every newline; above, as it doubles. */
+const RELEX_EVERY_NEWLINE_BYTES = 16 * 1024;
+
+/**
+ * Moves the complete Markdown blocks at the start of the streamed text to the transcript, so
+ * the live region only holds the block still being written. A block is complete once a later
+ * block has begun; the last one never is until the message completes.
+ */
+function commitCompleteBlocks(state: ClientState): void {
+  const text = state.streamText;
+  if (
+    text.length > RELEX_EVERY_NEWLINE_BYTES && text.length < state.streamLexedAt * 1.5
+  ) return;
+  state.streamLexedAt = text.length;
+  let tokens: Token[];
+  try {
+    tokens = marked.lexer(text, { gfm: true });
+  } catch {
+    return;
+  }
+  let last = tokens.length - 1;
+  while (last >= 0 && tokens[last]!.type === "space") last--;
+  if (last <= 0) return;
+  const done = tokens.slice(0, last).map((t) => t.raw).join("");
+  if (done.trim() === "" || !text.startsWith(done)) return;
+  const item: TranscriptItem = { kind: "assistant", text: done.replace(/\s+$/, "") };
+  if (state.streamCommitted !== "") item.continued = true;
+  finishItem(state, item);
+  state.streamCommitted += done;
+  state.streamText = text.slice(done.length);
+  state.streamLexedAt = state.streamText.length;
+  state.streamId++;
+}
+
+/** Ends the streamed message with its canonical text, writing only what was not yet written. */
+function completeStreaming(state: ClientState, content: string): void {
+  const committed = state.streamCommitted;
+  if (committed === "") {
+    state.streamText = content;
+  } else if (content.startsWith(committed)) {
+    state.streamText = content.slice(committed.length);
+  } else {
+    // The canonical message differs from what streamed: show it whole rather than guess.
+    state.streamCommitted = "";
+    state.streamText = content;
+  }
+  endStreaming(state);
 }
 
 function sessionEventSeq(event: ServerEvent): number | undefined {
@@ -369,11 +433,11 @@ export function applyEvent(state: ClientState, event: ServerEvent): Effect[] {
       break;
     case "assistant.delta":
       state.streamText += sanitize(event.content);
+      if (event.content.includes("\n")) commitCompleteBlocks(state);
       if (turn.phase !== "cancelling") turn.phase = "streaming";
       break;
     case "assistant.completed":
-      state.streamText = event.content;
-      endStreaming(state);
+      completeStreaming(state, sanitize(event.content));
       if (turn.phase !== "cancelling") turn.phase = "thinking";
       break;
     case "tool.proposed":

@@ -44,13 +44,32 @@ Deno.test("streaming screen shows the latest streamed lines and the turn state",
   await assertSnapshot("streaming", renderLive(s, view, createRenderCache()));
 });
 
-Deno.test("streaming text is cut to the lines that fit the terminal height", () => {
+Deno.test("streaming text is previewed in its last few lines, a quarter of the height", () => {
   const { s, t } = startTurn();
   applyAll(s, [t.delta(Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"))]);
-  const lines = renderLive(s, { ...view, height: 12 }, createRenderCache());
-  assertEquals(lines.length, 11);
-  assert(lines.some((l) => l.includes("line 99")));
-  assert(!lines.some((l) => l.includes("line 90")));
+  const lines = renderLive(s, { ...view, height: 20 }, createRenderCache());
+  assertEquals(lines.slice(0, 5), [
+    "  line 95",
+    "  line 96",
+    "  line 97",
+    "  line 98",
+    "  line 99",
+  ]);
+  assertEquals(lines.length, 5 + 4);
+});
+
+Deno.test("the live region never exceeds the terminal height", () => {
+  const { s, t } = startTurn();
+  applyAll(s, [
+    t.delta("x ".repeat(500)),
+    t.proposed("c1", "bash", { command: "ls" }),
+    t.approval("c1", "bash", "Run shell command: ls"),
+  ]);
+  applyKey(s, { type: "paste", text: "many\n".repeat(40) });
+  for (const height of [4, 6, 10, 30]) {
+    const lines = renderLive(s, { ...view, height }, createRenderCache());
+    assert(lines.length <= height - 1, `${lines.length} lines for height ${height}`);
+  }
 });
 
 Deno.test("approval screen shows the tool, risk, summary and the y/n choices", async () => {

@@ -372,3 +372,38 @@ Deno.test("events of another session or turn are ignored", () => {
   });
   assertEquals(s.streamText, "");
 });
+
+Deno.test("complete Markdown blocks of a streaming message go to scrollback before it ends", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("# Title\n\nFirst para"), t.delta("graph.\n\nSecond")]);
+  assertEquals(drainOutbox(s), [
+    { kind: "assistant", text: "# Title" },
+    { kind: "assistant", text: "First paragraph.", continued: true },
+  ]);
+  assertEquals(s.streamText, "Second");
+  applyAll(s, [t.delta(" one.")]);
+  applyAll(s, [t.completedText("# Title\n\nFirst paragraph.\n\nSecond one.")]);
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "Second one.", continued: true }]);
+  assertEquals(s.streamText, "");
+});
+
+Deno.test("an unfinished list or code block is not written before the next block starts", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("- a\n- b\n\n"), t.delta("```ts\nconst x = 1;\n")]);
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "- a\n- b" }]);
+  assertEquals(s.streamText, "```ts\nconst x = 1;\n");
+});
+
+Deno.test("a canonical message that differs from the stream is written whole", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("one\n\ntwo\n")]);
+  drainOutbox(s);
+  applyAll(s, [t.completedText("something else")]);
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "something else" }]);
+});

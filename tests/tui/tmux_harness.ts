@@ -32,6 +32,8 @@ export interface TuiSessionOptions {
   args?: string[];
   /** Files to create in the workspace before starting. */
   files?: Record<string, string>;
+  /** Wait for the TUI's composer before returning (default true). */
+  waitForPrompt?: boolean;
 }
 
 function tmux(socket: string, args: string[]): { ok: boolean; out: string; err: string } {
@@ -130,7 +132,7 @@ export class TuiSession {
     await s.waitFor(/^\$/m);
     s.type(`${cmd}; echo "tui-exit-status=$?"`);
     s.keys("Enter");
-    await s.waitFor("ask anything", 20000);
+    if (options.waitForPrompt ?? true) await s.waitFor("ask anything", 20000);
     return s;
   }
 
