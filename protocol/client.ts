@@ -77,6 +77,7 @@ export class PeonClient {
   #listeners = new Set<ClientListener>();
   #nextId = 1;
   #closed = false;
+  #inputEnded = false;
   #done: Promise<void>;
   #reader: ReadableStreamDefaultReader<
     import("./ndjson.ts").DecodedFrame
@@ -135,6 +136,7 @@ export class PeonClient {
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
+    this.#inputEnded = true;
     this.#emit(error === undefined ? { kind: "closed" } : { kind: "closed", error });
   }
 
@@ -170,8 +172,12 @@ export class PeonClient {
     replyTypes: readonly T[],
   ): Promise<ServerEventOf<T>> {
     const request_id = message.request_id ?? this.nextRequestId();
+    if (this.#inputEnded) {
+      throw new Error(`Connection closed before a reply to "${message.type}"`);
+    }
+    let off = () => {};
     const reply = new Promise<ServerEventOf<T>>((resolve, reject) => {
-      const off = this.on((input) => {
+      off = this.on((input) => {
         if (input.kind === "closed") {
           off();
           reject(new Error(`Connection closed before a reply to "${message.type}"`));
@@ -191,7 +197,14 @@ export class PeonClient {
         }
       });
     });
-    await this.send({ ...message, request_id });
+    // A failed send is the rejection; the reply, which can no longer come, must not be another.
+    reply.catch(() => {});
+    try {
+      await this.send({ ...message, request_id });
+    } catch (e) {
+      off();
+      throw e;
+    }
     return await reply;
   }
 

@@ -64,7 +64,10 @@ const nonEmpty = z.string({ error: "must be a non-empty string" }).min(
 /** Schema of a config file: every key optional, no unknown key. */
 export const ConfigFileSchema = z.strictObject({
   model: nonEmpty,
-  base_url: nonEmpty.refine((v) => URL.canParse(v), "must be an absolute http(s) URL"),
+  base_url: nonEmpty.refine(
+    (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
+    "must be an absolute http(s) URL",
+  ),
   api_key_env: nonEmpty,
   context_max_tokens: positiveInt,
   max_steps: positiveInt,

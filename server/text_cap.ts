@@ -25,6 +25,7 @@ export function capText(text: string, maxBytes: number): { text: string; truncat
   const bytes = encoder.encode(text);
   let marker = `\n[... ${size} bytes in all, middle omitted ...]\n`;
   if (marker.length >= maxBytes) marker = "…";
+  if (utf8Length(marker) > maxBytes) marker = ""; // "…" is 3 bytes: a 1- or 2-byte cap has no room
   const room = Math.max(0, maxBytes - utf8Length(marker));
   const headLen = Math.ceil(room / 2);
   const tailLen = room - headLen;

@@ -1,0 +1,312 @@
+/**
+ * Configuration against CONTRACT.md ("Configuration", "Config values"): sources in order,
+ * later wins; JSONC files; every bad value is a startup error naming the file, the key, what
+ * was expected and what was found.
+ */
+import assert from "node:assert/strict";
+import {
+  type Config,
+  ConfigError,
+  DEFAULT_CONFIG,
+  loadConfig,
+  parseConfigText,
+} from "../../server/config.ts";
+
+/** Injectable sources from a map of env vars and a map of files. */
+function sources(env: Record<string, string>, files: Record<string, string>) {
+  return {
+    env: (name: string) => env[name],
+    readTextFile: (path: string) => files[path],
+  };
+}
+
+const XDG = "/xdg/scv/config.jsonc";
+const HOME_FILE = "/home/u/.config/scv/config.jsonc";
+
+/** The ConfigError `fn` throws, or a failure when it throws none. */
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, `expected a ConfigError, got ${e}`);
+    return e;
+  }
+  assert.fail("expected a ConfigError, got none");
+}
+
+Deno.test("defaults are the values of CONTRACT.md", () => {
+  const expected: Config = {
+    model: "gpt-4.1-mini",
+    base_url: "https://api.openai.com/v1",
+    api_key_env: "OPENAI_API_KEY",
+    context_max_tokens: 128000,
+    max_steps: 32,
+    approval_policy: "on-risk",
+    max_client_frame_bytes: 1048576,
+    max_prompt_bytes: 262144,
+    max_server_frame_bytes: 8388608,
+    max_history_bytes: 16777216,
+    max_tool_output_bytes: 65536,
+    tool_timeout_ms: 120000,
+    provider_timeout_ms: 120000,
+    max_transcript_bytes: 8388608,
+    max_transcript_items: 10000,
+    max_prompt_history_bytes: 1048576,
+    max_prompt_history_items: 200,
+  };
+  assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
+  assert.deepEqual(loadConfig({}, sources({}, {})), expected);
+});
+
+Deno.test("config sources apply in order: defaults, XDG, SCV_CONFIG, --config, env, flags", () => {
+  const files = {
+    [XDG]: '{ "model": "xdg", "max_steps": 1, "tool_timeout_ms": 11, "approval_policy": "never" }',
+    "/env.jsonc": '{ "model": "scv-config", "max_steps": 2, "provider_timeout_ms": 22 }',
+    "/flag.jsonc": '{ "model": "flag-file", "max_steps": 3, "base_url": "http://file:1/v1" }',
+  };
+  const env = {
+    XDG_CONFIG_HOME: "/xdg",
+    HOME: "/home/u",
+    SCV_CONFIG: "/env.jsonc",
+    SCV_MODEL: "env-model",
+    OPENAI_BASE_URL: "http://env:2/v1",
+  };
+  const src = sources(env, files);
+
+  // Each layer wins over the ones before it, key by key.
+  const all = loadConfig(
+    { config: "/flag.jsonc", model: "flag-model", approvalPolicy: "always" },
+    src,
+  );
+  assert.equal(all.model, "flag-model");
+  assert.equal(all.approval_policy, "always");
+  assert.equal(all.base_url, "http://env:2/v1");
+  assert.equal(all.max_steps, 3);
+  assert.equal(all.provider_timeout_ms, 22);
+  assert.equal(all.tool_timeout_ms, 11);
+  assert.equal(all.context_max_tokens, DEFAULT_CONFIG.context_max_tokens);
+
+  const noFlags = loadConfig({ config: "/flag.jsonc" }, src);
+  assert.equal(noFlags.model, "env-model");
+  assert.equal(noFlags.approval_policy, "never");
+
+  const noEnv = loadConfig(
+    { config: "/flag.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg", SCV_CONFIG: "/env.jsonc" }, files),
+  );
+  assert.equal(noEnv.model, "flag-file");
+  assert.equal(noEnv.base_url, "http://file:1/v1");
+
+  const noFlagFile = loadConfig(
+    {},
+    sources({ XDG_CONFIG_HOME: "/xdg", SCV_CONFIG: "/env.jsonc" }, files),
+  );
+  assert.equal(noFlagFile.model, "scv-config");
+  assert.equal(noFlagFile.max_steps, 2);
+
+  const userOnly = loadConfig({}, sources({ XDG_CONFIG_HOME: "/xdg" }, files));
+  assert.equal(userOnly.model, "xdg");
+  assert.equal(userOnly.max_steps, 1);
+});
+
+Deno.test("the user config file is ~/.config/scv/config.jsonc when XDG_CONFIG_HOME is unset", () => {
+  const files = { [HOME_FILE]: '{ "max_steps": 7 }', [XDG]: '{ "max_steps": 8 }' };
+  assert.equal(loadConfig({}, sources({ HOME: "/home/u" }, files)).max_steps, 7);
+  assert.equal(
+    loadConfig({}, sources({ HOME: "/home/u", XDG_CONFIG_HOME: "/xdg" }, files)).max_steps,
+    8,
+  );
+});
+
+Deno.test("config files accept JSONC comments and trailing commas", () => {
+  const text = `// scv settings
+{
+  /* the model */
+  "model": "local", // trailing comment
+  "max_steps": 4,
+  "approval_policy": "always",
+}
+`;
+  const c = loadConfig({ config: "/c.jsonc" }, sources({}, { "/c.jsonc": text }));
+  assert.equal(c.model, "local");
+  assert.equal(c.max_steps, 4);
+  assert.equal(c.approval_policy, "always");
+});
+
+Deno.test("an unknown key is an error naming the file and the key", () => {
+  const e = configError(() =>
+    loadConfig(
+      { config: "/x.jsonc" },
+      sources({}, { "/x.jsonc": '{ "model": "m", "max_stepz": 3 }' }),
+    )
+  );
+  assert.match(e.message, /"\/x\.jsonc"/);
+  assert.match(e.message, /"max_stepz"/);
+  assert.match(e.message, /unknown/i);
+});
+
+Deno.test("an unknown key in the user config file is an error too", () => {
+  const e = configError(() =>
+    loadConfig({}, sources({ XDG_CONFIG_HOME: "/xdg" }, { [XDG]: '{ "colour": "red" }' }))
+  );
+  assert.match(e.message, new RegExp(XDG.replaceAll(".", "\\.")));
+  assert.match(e.message, /"colour"/);
+});
+
+Deno.test("a negative size is an error in the documented style", () => {
+  const e = configError(() => parseConfigText('{ "max_steps": -1 }', "x.jsonc"));
+  assert.equal(
+    e.message,
+    'Cannot load config "x.jsonc": "max_steps" must be a positive integer, got -1',
+  );
+});
+
+Deno.test("every size, count and time must be a positive integer", () => {
+  const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
+    [k],
+  ) => k);
+  assert.equal(keys.length, 13);
+  const bad: Array<[unknown, string]> = [
+    [0, "0"],
+    [-5, "-5"],
+    [1.5, "1.5"],
+    ["100", '"100"'],
+    [true, "true"],
+    [null, "null"],
+    [[1], "[1]"],
+  ];
+  for (const key of keys) {
+    for (const [value, shown] of bad) {
+      const e = configError(() => parseConfigText(JSON.stringify({ [key]: value }), "f.jsonc"));
+      assert.match(e.message, /^Cannot load config "f\.jsonc": /, e.message);
+      assert.ok(e.message.includes(`"${key}"`), e.message);
+      assert.ok(e.message.includes("must be a positive integer"), e.message);
+      assert.ok(e.message.endsWith(`got ${shown}`), e.message);
+    }
+  }
+});
+
+Deno.test("a string setting of the wrong type is an error naming key, expectation and value", () => {
+  for (const key of ["model", "base_url", "api_key_env"]) {
+    const e = configError(() => parseConfigText(`{ "${key}": 42 }`, "s.jsonc"));
+    assert.match(e.message, /"s\.jsonc"/);
+    assert.ok(e.message.includes(`"${key}"`), e.message);
+    assert.match(e.message, /must be/);
+    assert.match(e.message, /got 42$/);
+  }
+  const empty = configError(() => parseConfigText('{ "model": "" }', "s.jsonc"));
+  assert.match(empty.message, /"model" must be a non-empty string, got ""/);
+});
+
+Deno.test("base_url must be an absolute http(s) URL", () => {
+  for (const url of ["not a url", "/v1", "ftp://example.com/v1", "file:///etc/passwd"]) {
+    const e = configError(() => parseConfigText(JSON.stringify({ base_url: url }), "u.jsonc"));
+    assert.ok(e.message.includes('"base_url"'), e.message);
+    assert.ok(e.message.includes(JSON.stringify(url)), e.message);
+  }
+  for (const url of ["http://localhost:11434/v1", "https://openrouter.ai/api/v1"]) {
+    assert.equal(parseConfigText(JSON.stringify({ base_url: url }), "u.jsonc").base_url, url);
+  }
+});
+
+Deno.test("approval_policy must be always, on-risk or never", () => {
+  for (const policy of ["always", "on-risk", "never"]) {
+    assert.equal(
+      parseConfigText(JSON.stringify({ approval_policy: policy }), "p.jsonc").approval_policy,
+      policy,
+    );
+  }
+  const e = configError(() => parseConfigText('{ "approval_policy": "sometimes" }', "p.jsonc"));
+  assert.match(e.message, /"p\.jsonc"/);
+  assert.match(e.message, /"approval_policy"/);
+  assert.match(e.message, /always/);
+  assert.match(e.message, /got "sometimes"$/);
+  const flag = configError(() => loadConfig({ approvalPolicy: "yes" }, sources({}, {})));
+  assert.match(flag.message, /"approval_policy"/);
+  assert.match(flag.message, /got "yes"$/);
+});
+
+Deno.test("a bad value from the environment is an error", () => {
+  const e = configError(() => loadConfig({}, sources({ OPENAI_BASE_URL: "localhost:8080" }, {})));
+  assert.match(e.message, /base_url|OPENAI_BASE_URL/);
+  assert.match(e.message, /localhost:8080/);
+});
+
+Deno.test("a missing --config file is an error", () => {
+  const e = configError(() => loadConfig({ config: "/missing.jsonc" }, sources({}, {})));
+  assert.match(e.message, /"\/missing\.jsonc"/);
+  assert.match(e.message, /not found/);
+});
+
+Deno.test("a missing SCV_CONFIG file is an error", () => {
+  const e = configError(() => loadConfig({}, sources({ SCV_CONFIG: "/gone.jsonc" }, {})));
+  assert.match(e.message, /"\/gone\.jsonc"/);
+});
+
+Deno.test("a missing user config file is fine", () => {
+  const c = loadConfig({}, sources({ XDG_CONFIG_HOME: "/nowhere", HOME: "/nobody" }, {}));
+  assert.deepEqual(c, { ...DEFAULT_CONFIG });
+});
+
+Deno.test("a missing --config file on disk is an error; a missing user file is not", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const env = (name: string) => name === "XDG_CONFIG_HOME" ? dir : undefined;
+    assert.deepEqual(loadConfig({}, { env }), { ...DEFAULT_CONFIG });
+    configError(() => loadConfig({ config: `${dir}/absent.jsonc` }, { env }));
+    Deno.mkdirSync(`${dir}/scv`);
+    Deno.writeTextFileSync(`${dir}/scv/config.jsonc`, '{ "max_steps": 9, }');
+    assert.equal(loadConfig({}, { env }).max_steps, 9);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a syntax error reports the file, line and column", () => {
+  const text = '{\n  "model": "m",\n  "max_steps" 3\n}\n';
+  const e = configError(() =>
+    loadConfig({ config: "/bad.jsonc" }, sources({}, { "/bad.jsonc": text }))
+  );
+  assert.match(e.message, /"\/bad\.jsonc"/);
+  assert.match(e.message, /line 3, column 15/);
+});
+
+Deno.test("a syntax error on the first line reports column from 1", () => {
+  const e = configError(() => parseConfigText('{ "a": }', "one.jsonc"));
+  assert.match(e.message, /line 1, column 8/);
+});
+
+Deno.test("a config file whose top level is not an object is an error", () => {
+  for (const text of ["[]", "3", '"model"', "null"]) {
+    const e = configError(() => parseConfigText(text, "top.jsonc"));
+    assert.match(e.message, /"top\.jsonc"/);
+  }
+});
+
+Deno.test("small limits are legal so that tests can reach every limit", () => {
+  const c = parseConfigText(
+    JSON.stringify({
+      max_server_frame_bytes: 4096,
+      context_max_tokens: 2000,
+      max_client_frame_bytes: 1,
+      max_prompt_bytes: 1,
+      max_history_bytes: 1,
+      max_tool_output_bytes: 1,
+      max_steps: 1,
+      tool_timeout_ms: 1,
+      provider_timeout_ms: 1,
+    }),
+    "small.jsonc",
+  );
+  assert.equal(c.max_server_frame_bytes, 4096);
+  assert.equal(c.context_max_tokens, 2000);
+  assert.equal(c.max_steps, 1);
+});
+
+Deno.test("an error in a later source stops loading: nothing starts half-configured", () => {
+  const files = { "/ok.jsonc": '{ "model": "fine" }', "/bad.jsonc": '{ "max_steps": 0 }' };
+  const e = configError(() =>
+    loadConfig({ config: "/bad.jsonc" }, sources({ SCV_CONFIG: "/ok.jsonc" }, files))
+  );
+  assert.match(e.message, /"\/bad\.jsonc": "max_steps" must be a positive integer, got 0/);
+});
