@@ -51,7 +51,7 @@ try {
     server.reset();
     windowMs.push(performance.now() - t0);
     if (windowMs.length > 100) windowMs.shift();
-    if (turn === 100 || turn === TURNS) {
+    if (turn === 100 || turn % 1000 === 0 || turn === TURNS) {
       const sorted = [...windowMs].sort((a, b) => a - b);
       const median = sorted[Math.floor(sorted.length / 2)]!;
       report.push(

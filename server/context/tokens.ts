@@ -106,11 +106,17 @@ let o200kLoad: Promise<TextTokenCounter | undefined> | undefined;
 let o200kCount: TextTokenCounter | undefined;
 
 /** Imports `o200k_base` once per process; resolves `undefined` if it cannot be loaded. */
+/** Entries kept in the tokenizer's merge cache (an LRU of word → tokens). */
+export const O200K_MERGE_CACHE_ENTRIES = 10_000;
+
 function loadO200k(): Promise<TextTokenCounter | undefined> {
   o200kLoad ??= import("gpt-tokenizer/encoding/o200k_base").then(
     (mod) => {
       // Tool output may contain "<|endoftext|>" and such: count it as text, never reject it.
       const options = { disallowedSpecial: new Set<string>() };
+      // The tokenizer's merge cache is an LRU of 100,000 entries by default; a long session
+      // fills it with one-off words. A smaller bound keeps the server's memory flat.
+      mod.setMergeCacheSize?.(O200K_MERGE_CACHE_ENTRIES);
       o200kCount = boundedRuns((text) => mod.countTokens(text, options));
       return o200kCount;
     },
