@@ -233,12 +233,15 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
     }
     Object.assign(config, parseConfigText(text, path));
   }
-  const envValues: Record<string, unknown> = {};
-  const model = env("SCV_MODEL");
-  if (model !== undefined) envValues.model = model;
-  const baseUrl = env("OPENAI_BASE_URL");
-  if (baseUrl !== undefined) envValues.base_url = baseUrl;
-  Object.assign(config, validateConfigObject(envValues, "from the environment"));
+  // Each variable is its own source, so an error names the variable that holds the bad value.
+  for (const [name, key] of [["SCV_MODEL", "model"], ["OPENAI_BASE_URL", "base_url"]] as const) {
+    const value = env(name);
+    if (value === undefined) continue;
+    Object.assign(
+      config,
+      validateConfigObject({ [key]: value }, `from environment variable ${name}`),
+    );
+  }
   const flagValues: Record<string, unknown> = {};
   if (flags.model !== undefined) flagValues.model = flags.model;
   if (flags.approvalPolicy !== undefined) flagValues.approval_policy = flags.approvalPolicy;

@@ -310,3 +310,14 @@ Deno.test("an error in a later source stops loading: nothing starts half-configu
   );
   assert.match(e.message, /"\/bad\.jsonc": "max_steps" must be a positive integer, got 0/);
 });
+
+Deno.test("a bad environment value names the variable that holds it", () => {
+  const env = (name: string) => name === "OPENAI_BASE_URL" ? "localhost:8080" : undefined;
+  try {
+    loadConfig({}, { env, readTextFile: () => undefined });
+    throw new Error("expected a ConfigError");
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    if (!e.message.includes("environment variable OPENAI_BASE_URL")) throw e;
+  }
+});
