@@ -324,6 +324,8 @@ export class Connection {
       max_prompt_history_bytes: c.max_prompt_history_bytes,
       max_prompt_history_items: c.max_prompt_history_items,
     });
+    // Warm up while the client composes its first prompt; a failure shows in the first turn.
+    setTimeout(() => void this.#o.deps().catch(() => {}), 0);
   }
 
   async #turnStart(msg: ClientMessageOf<"turn.start">): Promise<void> {

@@ -32,6 +32,8 @@ export interface ContextManager {
   trim(session: Session, turn: TurnCursor, emit: TurnEmit, signal: AbortSignal): Promise<void>;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
+  /** Settles once the tokenizer is loaded (or the estimate is in place). */
+  readonly ready: Promise<void>;
 }
 
 /**
@@ -50,6 +52,7 @@ export function createContextManager(config: Config): ContextManager {
   const estimates = new WeakMap<ChatMessage[], number>();
 
   return {
+    ready: counter.then(() => {}, () => {}),
     async fit(session, turn, deps, emit, signal) {
       const c = await counter;
       if (systemMessage.content !== deps.systemPrompt) {

@@ -64,31 +64,36 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? defaultEnv;
-  // Tools, provider and context code load in the background: the handshake never waits.
-  const deps: Promise<ConnectionDeps> = (async () => {
-    const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
-      await Promise.all([
-        import("./tools/registry.ts"),
-        import("./tools/builtin.ts"),
-        import("./prompt.ts"),
-        import("./context_manager.ts"),
-      ]);
-    return {
-      config,
-      provider: options.provider ?? await providerFromConfig(config, env),
-      tools: options.tools ?? new ToolRegistry(builtinTools()),
-      context: createContextManager(config),
-      systemPrompt: buildSystemPrompt,
-      secretEnv: [config.api_key_env],
-    };
-  })();
-  deps.catch(() => {}); // a load failure surfaces in the first turn, as internal_error
+  // Tools, provider and the tokenizer load on first use (the connection warms them up right
+  // after the first session.started): evaluating the tokenizer blocks the event loop for a few
+  // hundred milliseconds, which must not delay the handshake.
+  let deps: Promise<ConnectionDeps> | undefined;
+  const loadDeps = () =>
+    deps ??= (async () => {
+      const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
+        await Promise.all([
+          import("./tools/registry.ts"),
+          import("./tools/builtin.ts"),
+          import("./prompt.ts"),
+          import("./context_manager.ts"),
+        ]);
+      const context = createContextManager(config);
+      await context.ready;
+      return {
+        config,
+        provider: options.provider ?? await providerFromConfig(config, env),
+        tools: options.tools ?? new ToolRegistry(builtinTools()),
+        context,
+        systemPrompt: buildSystemPrompt,
+        secretEnv: [config.api_key_env],
+      };
+    })();
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
     config,
     log,
-    deps: () => deps,
+    deps: loadDeps,
   });
   return connection.run();
 }
