@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 
 /** How tool calls are approved: every call, calls whose risk is not `read`, or none. */
 export type ApprovalPolicy = "always" | "on-risk" | "never";
@@ -163,18 +163,14 @@ export function validateConfigObject(value: unknown, source: string): Partial<Co
  * ```
  */
 export function parseConfigText(text: string, path: string): Partial<Config> {
-  const errors: ParseError[] = [];
-  const value = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0) {
-    const e = errors[0]!;
-    const before = text.slice(0, e.offset);
-    const line = before.split("\n").length;
-    const col = e.offset - before.lastIndexOf("\n");
-    throw new ConfigError(
-      `Cannot load config "${path}": ${
-        printParseErrorCode(e.error)
-      } at line ${line}, column ${col}`,
-    );
+  let value: unknown;
+  try {
+    value = parseJsonc(text);
+  } catch (e) {
+    if (e instanceof JsoncSyntaxError) {
+      throw new ConfigError(`Cannot load config "${path}": ${e.message}`);
+    }
+    throw e;
   }
   return validateConfigObject(value, `"${path}"`);
 }
