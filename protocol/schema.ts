@@ -10,41 +10,16 @@
  */
 import { z } from "zod";
 
-/** The protocol version this build speaks. */
-export const PROTOCOL_VERSION = 1;
+import {
+  type ClientMessageType,
+  ERROR_CODES,
+  isClientMessageType,
+  PROTOCOL_VERSION,
+  RISKS,
+  TURN_FAILURE_CODES,
+} from "./constants.ts";
 
-/** Request/server error codes carried by `error` events. */
-export const ERROR_CODES = [
-  "invalid_json",
-  "not_initialized",
-  "version_mismatch",
-  "invalid_request",
-  "session_not_found",
-  "turn_active",
-  "turn_not_found",
-  "approval_not_found",
-  "internal_error",
-] as const;
-/** One request/server error code. */
-export type ErrorCode = typeof ERROR_CODES[number];
-
-/** Codes carried by `turn.failed`. */
-export const TURN_FAILURE_CODES = [
-  "provider_error",
-  "context_limit",
-  "step_limit",
-  "history_limit",
-  "response_limit",
-  "tool_limit",
-  "internal_error",
-] as const;
-/** One `turn.failed` code. */
-export type TurnFailureCode = typeof TURN_FAILURE_CODES[number];
-
-/** Risk classes a tool call is announced with in `approval.requested`. */
-export const RISKS = ["read", "write", "process"] as const;
-/** One risk class. */
-export type Risk = typeof RISKS[number];
+export * from "./constants.ts";
 
 const requestId = z.string().min(1, "must be a non-empty string");
 const id = z.string().min(1, "must be a non-empty string");
@@ -110,6 +85,11 @@ export const CLIENT_MESSAGES = {
   "session.clear": SessionClearMessage,
 } as const;
 
+// The plain list in constants.ts and this table must name the same types (checked by tsc).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameTypes: Same<ClientMessageType, keyof typeof CLIENT_MESSAGES> = true;
+void _sameTypes;
+
 /** Any client message. */
 export const ClientMessage = z.discriminatedUnion("type", [
   InitializeMessage,
@@ -121,8 +101,6 @@ export const ClientMessage = z.discriminatedUnion("type", [
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
-/** A client message type name. */
-export type ClientMessageType = keyof typeof CLIENT_MESSAGES;
 /** The client message of one type. */
 export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>;
 
@@ -333,20 +311,6 @@ export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { ty
 
 /** The event types that end a turn; exactly one of them is a turn's last event. */
 export const TERMINAL_TURN_EVENTS = ["turn.completed", "turn.cancelled", "turn.failed"] as const;
-
-/**
- * Whether a type name is a known client message type.
- *
- * @example
- * ```ts
- * import { isClientMessageType } from "./schema.ts";
- * console.assert(isClientMessageType("turn.start"));
- * console.assert(!isClientMessageType("turn.stop"));
- * ```
- */
-export function isClientMessageType(type: unknown): type is ClientMessageType {
-  return typeof type === "string" && Object.hasOwn(CLIENT_MESSAGES, type);
-}
 
 /**
  * One line describing why a value failed a schema, naming the first offending field.

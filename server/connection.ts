@@ -5,16 +5,11 @@
  * @module
  */
 import { NdjsonDecoderStream } from "../protocol/ndjson.ts";
-import {
-  CLIENT_MESSAGES,
-  type ClientMessageOf,
-  describeIssues,
-  type ErrorCode,
-  isClientMessageType,
-  PROTOCOL_VERSION,
-} from "../protocol/schema.ts";
+import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
+import { type ErrorCode, isClientMessageType, PROTOCOL_VERSION } from "../protocol/constants.ts";
+import { checkInitialize } from "../protocol/initialize_check.ts";
 import type { Config } from "./config.ts";
-import { runTurn, type TurnDeps } from "./agent.ts";
+import type { TurnDeps } from "./agent.ts";
 import { Session } from "./session.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 import { utf8Length } from "./provider/limits.ts";
@@ -48,6 +43,10 @@ export type ConnectionDeps = Omit<TurnDeps, "systemPrompt"> & {
 };
 
 class FatalClose extends Error {}
+
+// The zod schemas and the agent loop load after the handshake: zod alone costs ~35 ms to import.
+let schemas: Promise<typeof import("../protocol/schema.ts")> | undefined;
+const loadSchemas = () => schemas ??= import("../protocol/schema.ts");
 
 /**
  * Serves one connection until it ends; resolves with the exit status.
@@ -212,16 +211,27 @@ export class Connection {
       await this.#error(requestId, "not_initialized", `send "initialize" before "${type}"`);
       return;
     }
-    const parsed = CLIENT_MESSAGES[type].safeParse(obj);
-    if (!parsed.success) {
-      await this.#error(
-        requestId,
-        "invalid_request",
-        `invalid "${type}": ${describeIssues(parsed.error)}`,
-      );
-      return;
+    let msg: ClientMessage;
+    if (type === "initialize") {
+      const checked = checkInitialize(obj);
+      if (!checked.ok) {
+        await this.#error(requestId, "invalid_request", `invalid "initialize": ${checked.error}`);
+        return;
+      }
+      msg = checked.message;
+    } else {
+      const { CLIENT_MESSAGES, describeIssues } = await loadSchemas();
+      const parsed = CLIENT_MESSAGES[type].safeParse(obj);
+      if (!parsed.success) {
+        await this.#error(
+          requestId,
+          "invalid_request",
+          `invalid "${type}": ${describeIssues(parsed.error)}`,
+        );
+        return;
+      }
+      msg = parsed.data;
     }
-    const msg = parsed.data;
     try {
       switch (msg.type) {
         case "initialize":
@@ -271,6 +281,7 @@ export class Connection {
       protocol_version: PROTOCOL_VERSION,
       server: SERVER_INFO,
     });
+    setTimeout(() => void loadSchemas().catch(() => {}), 0);
   }
 
   async #sessionStart(msg: ClientMessageOf<"session.start">): Promise<void> {
@@ -391,6 +402,7 @@ export class Connection {
           await emit({ type: "turn.failed", code: "internal_error", message });
           return;
         }
+        const { runTurn } = await import("./agent.ts");
         await runTurn(session, msg.prompt, controller.signal, emit, { ...deps, systemPrompt });
       } catch (e) {
         this.#o.log(

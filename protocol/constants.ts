@@ -1,0 +1,70 @@
+/**
+ * The Peon protocol's plain constants: version, message type names, error and failure codes,
+ * risks. Kept free of zod so the server can answer `initialize` before the schemas load; the
+ * zod schemas in `schema.ts` re-export all of this and are checked against it.
+ *
+ * @module
+ */
+
+/** The protocol version this build speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** Request/server error codes carried by `error` events. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "not_initialized",
+  "version_mismatch",
+  "invalid_request",
+  "session_not_found",
+  "turn_active",
+  "turn_not_found",
+  "approval_not_found",
+  "internal_error",
+] as const;
+/** One request/server error code. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Codes carried by `turn.failed`. */
+export const TURN_FAILURE_CODES = [
+  "provider_error",
+  "context_limit",
+  "step_limit",
+  "history_limit",
+  "response_limit",
+  "tool_limit",
+  "internal_error",
+] as const;
+/** One `turn.failed` code. */
+export type TurnFailureCode = typeof TURN_FAILURE_CODES[number];
+
+/** Risk classes a tool call is announced with in `approval.requested`. */
+export const RISKS = ["read", "write", "process"] as const;
+/** One risk class. */
+export type Risk = typeof RISKS[number];
+
+/** Every client message type, in the order of the specification. */
+export const CLIENT_MESSAGE_TYPES = [
+  "initialize",
+  "session.start",
+  "turn.start",
+  "turn.cancel",
+  "approval.resolve",
+  "session.clear",
+] as const;
+/** A client message type name. */
+export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];
+
+/**
+ * Whether a type name is a known client message type.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isClientMessageType } from "./constants.ts";
+ * assert(isClientMessageType("turn.start"));
+ * assert(!isClientMessageType("turn.stop"));
+ * ```
+ */
+export function isClientMessageType(type: unknown): type is ClientMessageType {
+  return typeof type === "string" && (CLIENT_MESSAGE_TYPES as readonly string[]).includes(type);
+}
