@@ -10,14 +10,7 @@
  */
 import { z } from "zod";
 
-import {
-  type ClientMessageType,
-  ERROR_CODES,
-  isClientMessageType,
-  PROTOCOL_VERSION,
-  RISKS,
-  TURN_FAILURE_CODES,
-} from "./constants.ts";
+import { type ClientMessageType, ERROR_CODES, RISKS, TURN_FAILURE_CODES } from "./constants.ts";
 
 export * from "./constants.ts";
 
