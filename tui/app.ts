@@ -22,6 +22,7 @@ import {
   markClosed,
 } from "./state.ts";
 import {
+  AUTOWRAP_ON,
   CLEAR_SCREEN,
   CURSOR_HIDE,
   CURSOR_SHOW,
@@ -108,35 +109,38 @@ export async function runApp(options: AppOptions): Promise<number> {
   let renderTimer: ReturnType<typeof setTimeout> | undefined;
   let lastRender = 0;
   let renderedVersion = -1;
-  let pendingResize: number | undefined;
+  let renderedSize = "";
   let pendingClear = false;
   let terminalReady = false;
-  const view = (): View => {
+  const size = () => {
     const { columns, rows } = Deno.consoleSize();
-    return { width: Math.max(10, columns - 1), height: Math.max(4, rows), style, home };
+    return { cols: Math.max(11, columns), rows: Math.max(4, rows) };
   };
+  const view = (sz: { cols: number; rows: number }): View => ({
+    width: sz.cols - 1,
+    height: sz.rows,
+    style,
+    home,
+  });
   const renderNow = () => {
     renderTimer = undefined;
     if (!terminalReady) return;
     lastRender = performance.now();
-    const v = view();
+    const sz = size();
     const clear = pendingClear;
-    const resized = pendingResize;
     pendingClear = false;
-    pendingResize = undefined;
-    if (state.version === renderedVersion && !clear && resized === undefined) return;
+    const sizeKey = `${sz.cols}x${sz.rows}`;
+    if (state.version === renderedVersion && !clear && sizeKey === renderedSize) return;
     renderedVersion = state.version;
+    renderedSize = sizeKey;
+    const v = view(sz);
     const above = drainOutbox(state).flatMap((item) => renderItem(item, v));
     const live = renderLive(state, v, cache);
-    let out: string;
-    if (clear) {
-      out = CLEAR_SCREEN + region.update(live, { above, cleared: true });
-    } else if (resized !== undefined) {
-      out = region.update(live, { above, resizedTo: resized });
-    } else {
-      out = region.update(live, { above });
-    }
-    writeAll(out);
+    writeAll(
+      clear
+        ? CLEAR_SCREEN + region.update(live, sz, { above, cleared: true })
+        : region.update(live, sz, { above }),
+    );
   };
   const schedule = () => {
     if (renderTimer !== undefined || exiting) return;
@@ -176,11 +180,7 @@ export async function runApp(options: AppOptions): Promise<number> {
   };
 
   // --- signals and crashes -------------------------------------------------------------------
-  const onResize = () => {
-    pendingResize = Deno.consoleSize().columns;
-    state.version++;
-    schedule();
-  };
+  const onResize = () => schedule(); // the next frame sees the new size and redraws
   const signalHandlers: Array<[Deno.Signal, () => void]> = [
     ["SIGWINCH", onResize],
     ["SIGINT", () => finish(130)],
@@ -308,9 +308,9 @@ export async function runApp(options: AppOptions): Promise<number> {
     // Flush what finished (so the last answer is in scrollback), then remove the live region.
     try {
       if (terminalReady) {
-        const v = view();
-        const above = drainOutbox(state).flatMap((item) => renderItem(item, v));
-        writeAll(region.update([], { above }) + region.erase());
+        const sz = size();
+        const above = drainOutbox(state).flatMap((item) => renderItem(item, view(sz)));
+        writeAll(region.update([], sz, { above }) + region.erase());
       }
     } catch {
       // The terminal may be gone; restoring below is still attempted.
@@ -335,7 +335,7 @@ export async function runApp(options: AppOptions): Promise<number> {
 /** Leaves raw mode, shows the cursor, disables bracketed paste; safe to call twice. */
 export function restoreTerminal(): void {
   try {
-    writeAll(SYNC_END + PASTE_OFF + CURSOR_SHOW);
+    writeAll(SYNC_END + AUTOWRAP_ON + PASTE_OFF + CURSOR_SHOW);
   } catch {
     // stdout is gone.
   }

@@ -410,11 +410,11 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   );
   const bottom = [rule, ...composer, rule, statusLine(state, { ...view, width: w })];
 
-  // The streamed block is previewed in a few rows: a small live region survives a terminal
-  // resize intact (a large one would be pushed into scrollback by the terminal's reflow).
+  // The block being streamed is previewed in its last rows, at most a third of the screen:
+  // complete blocks are already in scrollback, and a small region redraws cheaply.
   const streamBudget = Math.min(
     budget - bottom.length - middle.length,
-    Math.max(3, Math.floor(view.height / 4)),
+    Math.max(3, Math.floor(view.height / 3)),
   );
   const top: string[] = [];
   if (state.streamText !== "" && streamBudget > 0) {

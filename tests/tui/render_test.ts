@@ -44,10 +44,10 @@ Deno.test("streaming screen shows the latest streamed lines and the turn state",
   await assertSnapshot("streaming", renderLive(s, view, createRenderCache()));
 });
 
-Deno.test("streaming text is previewed in its last few lines, a quarter of the height", () => {
+Deno.test("streaming text is previewed in its last lines, at most a third of the height", () => {
   const { s, t } = startTurn();
   applyAll(s, [t.delta(Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"))]);
-  const lines = renderLive(s, { ...view, height: 20 }, createRenderCache());
+  const lines = renderLive(s, { ...view, height: 15 }, createRenderCache());
   assertEquals(lines.slice(0, 5), [
     "  line 95",
     "  line 96",

@@ -2,67 +2,119 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { LiveRegion, SYNC_END, SYNC_START } from "../../tui/terminal.ts";
 import { VirtualTerminal } from "./vt.ts";
 
-Deno.test("live region draws its first frame inside synchronized output", () => {
-  const vt = new VirtualTerminal(20, 6);
+/** A virtual terminal whose cursor sits on a fresh line below `history` lines. */
+function terminal(cols: number, rows: number, history: string[] = ["$ scv"]): VirtualTerminal {
+  const vt = new VirtualTerminal(cols, rows);
+  vt.write(history.map((l) => l + "\r\n").join(""));
+  return vt;
+}
+
+const nonBlank = (lines: string[]) => lines.filter((l) => l !== "");
+
+Deno.test("live region draws its first frame at the bottom, inside synchronized output", () => {
+  const vt = terminal(20, 6);
   const r = new LiveRegion();
-  const out = r.update(["one", "two"]);
+  const out = r.update(["one", "two"], { rows: 6, cols: 20 });
   assert(out.startsWith(SYNC_START) && out.endsWith(SYNC_END));
   vt.write(out);
-  assertEquals(vt.lines().slice(0, 2), ["one", "two"]);
+  assertEquals(vt.lines(), ["$ scv", "", "", "", "one", "two"]);
   assertEquals(vt.syncDepth, 0);
 });
 
 Deno.test("live region rewrites only the line that changed", () => {
-  const vt = new VirtualTerminal(20, 6);
+  const vt = terminal(20, 6);
   const r = new LiveRegion();
-  vt.write(r.update(["alpha", "beta", "gamma"]));
-  const out = r.update(["alpha", "BETA", "gamma"]);
+  const size = { rows: 6, cols: 20 };
+  vt.write(r.update(["alpha", "beta", "gamma"], size));
+  const out = r.update(["alpha", "BETA", "gamma"], size);
   assert(out.includes("BETA"));
   assert(!out.includes("alpha") && !out.includes("gamma"), JSON.stringify(out));
   vt.write(out);
-  assertEquals(vt.lines().slice(0, 3), ["alpha", "BETA", "gamma"]);
+  assertEquals(vt.lines().slice(-3), ["alpha", "BETA", "gamma"]);
 });
 
 Deno.test("live region writes nothing at all when the frame is unchanged", () => {
   const r = new LiveRegion();
-  r.update(["a", "b"]);
-  assertEquals(r.update(["a", "b"]), "");
+  r.update(["a", "b"], { rows: 6, cols: 20 });
+  assertEquals(r.update(["a", "b"], { rows: 6, cols: 20 }), "");
 });
 
-Deno.test("live region shrinking clears the rows it no longer uses", () => {
-  const vt = new VirtualTerminal(20, 6);
+Deno.test("finished lines fill the rows above the region, then scroll into scrollback", () => {
+  const vt = terminal(30, 6);
   const r = new LiveRegion();
-  vt.write(r.update(["1", "2", "3", "4"]));
-  vt.write(r.update(["1", "x"]));
-  assertEquals(vt.lines(), ["1", "x", "", "", "", ""]);
-});
-
-Deno.test("live region growing at the bottom of the screen scrolls instead of overwriting", () => {
-  const vt = new VirtualTerminal(20, 4);
-  const r = new LiveRegion();
-  vt.write(r.update(["a", "b", "c"], { above: ["old"] }));
-  vt.write(r.update(["a", "b", "c", "d"]));
-  assertEquals(vt.all(), ["old", "a", "b", "c", "d"]);
-});
-
-Deno.test("finished lines go above the region into scrollback and are never rewritten", () => {
-  const vt = new VirtualTerminal(30, 5);
-  const r = new LiveRegion();
-  vt.write(r.update(["> composer", "status"]));
-  vt.write(r.update(["> composer", "status"], { above: ["item 1", "item 2", "item 3", "item 4"] }));
-  const later = r.update(["> composer typed", "status"]);
+  const size = { rows: 6, cols: 30 };
+  vt.write(r.update(["> composer", "status"], size));
+  vt.write(r.update(["> composer", "status"], { ...size }, { above: ["item 1"] }));
+  assertEquals(vt.lines(), ["$ scv", "item 1", "", "", "> composer", "status"]);
+  vt.write(r.update(["> composer", "status"], size, { above: ["item 2", "item 3", "item 4"] }));
+  const later = r.update(["> composer typed", "status"], size);
   assert(!later.includes("item"), "scrollback lines are not redrawn");
   vt.write(later);
-  assertEquals(vt.all(), ["item 1", "item 2", "item 3", "item 4", "> composer typed", "status"]);
-  assertEquals(vt.scrollback.length > 0, true);
+  assertEquals(vt.all(), [
+    "$ scv",
+    "item 1",
+    "item 2",
+    "item 3",
+    "item 4",
+    "> composer typed",
+    "status",
+  ]);
+  assertEquals(vt.scrollback, ["$ scv"]);
 });
 
-Deno.test("after a resize the region is erased from its reflowed top and redrawn", () => {
+Deno.test("a growing region takes blank rows first and scrolls only when there are none", () => {
+  const vt = terminal(20, 5);
   const r = new LiveRegion();
-  r.update(["x".repeat(80), "y".repeat(10), "status"]);
-  const out = r.update(["a", "b", "status"], { resizedTo: 40 });
-  // 80 columns reflow to 2 rows at 40, the 10-column line to 1: the top is 3 rows up.
-  assert(out.startsWith(SYNC_START + "\x1b[3A\r\x1b[J"), JSON.stringify(out.slice(0, 30)));
+  const size = { rows: 5, cols: 20 };
+  vt.write(r.update(["a"], size, { above: ["done"] }));
+  vt.write(r.update(["a", "b", "c"], size));
+  assertEquals(vt.lines(), ["$ scv", "done", "a", "b", "c"]);
+  vt.write(r.update(["a", "b", "c", "d"], size));
+  assertEquals(vt.all(), ["$ scv", "done", "a", "b", "c", "d"]);
+  vt.write(r.update(["x"], size));
+  assertEquals(nonBlank(vt.all()), ["$ scv", "done", "x"]);
+  assertEquals(vt.lines().at(-1), "x");
+});
+
+Deno.test("between frames the cursor is parked at column 0 of the last row", () => {
+  const vt = terminal(20, 8);
+  const r = new LiveRegion();
+  vt.write(r.update(["a", "b", "c"], { rows: 8, cols: 20 }, { above: ["done"] }));
+  assertEquals([vt.row, vt.col], [7, 0]);
+});
+
+Deno.test("after a narrowing resize the re-wrapped region is erased from the bottom rows", () => {
+  const r = new LiveRegion();
+  r.update(["x".repeat(79), "y".repeat(10), "status"], { rows: 10, cols: 80 });
+  const out = r.update(["a", "b", "status"], { rows: 10, cols: 40 });
+  // 79 columns re-wrap to 2 rows at 40, the others take 1: the old region is the last 4 rows.
+  assert(out.startsWith(SYNC_START + "\x1b[7;1H\x1b[J"), JSON.stringify(out.slice(0, 30)));
+});
+
+Deno.test("a frame that arrives after the terminal shrank cuts lines instead of wrapping", () => {
+  const vt = terminal(40, 10);
+  const r = new LiveRegion();
+  const size = { rows: 10, cols: 40 };
+  vt.write(r.update(["a".repeat(39), "b".repeat(39), "status"], size, { above: ["done"] }));
+  vt.resize(20); // the terminal narrowed; the resize has not been seen yet
+  vt.write(r.update(["c".repeat(39), "d".repeat(39), "status"], size)); // drawn for the old width
+  assertEquals(vt.lines().slice(-3), ["c".repeat(20), "d".repeat(20), "status"]);
+  assertEquals(vt.autowrap, true, "autowrap is restored after the frame");
+  vt.write(r.update(["c", "d", "status"], { rows: 10, cols: 20 }));
+  assertEquals(nonBlank(vt.all()), ["$ scv", "done", "c", "d", "status"]);
+});
+
+Deno.test("a cleared screen is drawn from the top with the region at the bottom", () => {
+  const vt = terminal(20, 6);
+  const r = new LiveRegion();
+  vt.write(r.update(["a", "b"], { rows: 6, cols: 20 }, { above: ["old"] }));
+  vt.write(
+    "\x1b[2J\x1b[1;1H" + r.update(["a", "b"], { rows: 6, cols: 20 }, {
+      above: ["Session cleared"],
+      cleared: true,
+    }),
+  );
+  assertEquals(vt.lines(), ["Session cleared", "", "", "", "a", "b"]);
 });
 
 /** A small deterministic PRNG so the randomized test is reproducible. */
@@ -77,8 +129,9 @@ function rng(seed: number): () => number {
 Deno.test("any sequence of frames and finished lines leaves the screen equal to the model", () => {
   for (let seed = 1; seed <= 30; seed++) {
     const rand = rng(seed);
-    const vt = new VirtualTerminal(24, 8);
+    const vt = terminal(24, 8);
     const r = new LiveRegion();
+    const size = { rows: 8, cols: 24 };
     const written: string[] = [];
     let frame: string[] = ["status"];
     for (let step = 0; step < 60; step++) {
@@ -93,20 +146,25 @@ Deno.test("any sequence of frames and finished lines leaves the screen equal to 
       const above = rand() < 0.3
         ? Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => `done ${step}.${i}`)
         : [];
-      vt.write(r.update(next, { above }));
+      vt.write(r.update(next, size, { above }));
       written.push(...above);
       frame = next;
-      assertEquals(vt.all(), [...written, ...frame], `seed ${seed} step ${step}`);
+      assertEquals(
+        nonBlank(vt.all()),
+        ["$ scv", ...written, ...frame],
+        `seed ${seed} step ${step}`,
+      );
+      assertEquals(vt.lines().slice(-frame.length), frame, `region at the bottom, step ${step}`);
       assertEquals(vt.syncDepth, 0);
     }
   }
 });
 
-Deno.test("erase removes the region and leaves the cursor at its top", () => {
-  const vt = new VirtualTerminal(20, 6);
+Deno.test("erase removes the region and leaves the cursor below the last finished line", () => {
+  const vt = terminal(20, 6);
   const r = new LiveRegion();
-  vt.write(r.update(["a", "b", "c"], { above: ["kept"] }));
+  vt.write(r.update(["a", "b", "c"], { rows: 6, cols: 20 }, { above: ["kept"] }));
   vt.write(r.erase());
-  assertEquals(vt.all(), ["kept"]);
-  assertEquals(vt.row, 1);
+  assertEquals(nonBlank(vt.all()), ["$ scv", "kept"]);
+  assertEquals([vt.row, vt.col], [2, 0]);
 });

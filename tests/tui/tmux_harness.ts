@@ -32,6 +32,8 @@ export interface TuiSessionOptions {
   args?: string[];
   /** Files to create in the workspace before starting. */
   files?: Record<string, string>;
+  /** Run the server as a child: `--server-command "deno run … main.ts server --config …"`. */
+  spawnServer?: boolean;
   /** Wait for the TUI's composer before returning (default true). */
   waitForPrompt?: boolean;
 }
@@ -127,6 +129,12 @@ export class TuiSession {
       configPath,
       "--cwd",
       s.workspace,
+      ...(options.spawnServer
+        ? [
+          "--server-command",
+          `deno run --no-prompt -A ${shellQuote(MAIN)} server --config ${shellQuote(configPath)}`,
+        ]
+        : []),
       ...(options.args ?? []),
     ].map(shellQuote).join(" ");
     await s.waitFor(/^\$/m);

@@ -22,6 +22,8 @@ export class VirtualTerminal {
   /** Number of frames opened with `CSI ? 2026 h`. */
   frames = 0;
   #pendingWrap = false;
+  /** DECAWM: when false, printing at the right margin overwrites the last column. */
+  autowrap = true;
 
   constructor(cols: number, rows: number) {
     this.cols = cols;
@@ -52,6 +54,7 @@ export class VirtualTerminal {
     while (i < data.length) {
       const ch = data[i]!;
       if (ch === "\x1b") {
+        // deno-lint-ignore no-control-regex -- parsing escape sequences is the point
         const m = /^\x1b\[([?]?)([0-9;]*)([ -\/]*)([@-~])/.exec(data.slice(i, i + 64));
         if (!m) {
           i += 2; // ESC + one char: ignored
@@ -79,9 +82,14 @@ export class VirtualTerminal {
       if (g.charCodeAt(0) < 0x20) continue;
       const w = Math.max(1, stringWidth(g));
       if (this.#pendingWrap || this.col + w > this.cols) {
-        this.col = 0;
-        this.#lineFeed();
-        this.#pendingWrap = false;
+        if (!this.autowrap) {
+          this.#pendingWrap = false;
+          this.col = this.cols - w;
+        } else {
+          this.col = 0;
+          this.#lineFeed();
+          this.#pendingWrap = false;
+        }
       }
       this.screen[this.row]![this.col] = g;
       if (w === 2 && this.col + 1 < this.cols) this.screen[this.row]![this.col + 1] = "";
@@ -97,6 +105,7 @@ export class VirtualTerminal {
     const nums = params.split(";").map((p) => (p === "" ? undefined : Number(p)));
     const n = nums[0] ?? 1;
     if (priv === "?") {
+      if (params === "7") this.autowrap = final === "h";
       if (params === "2026" && final === "h") {
         this.syncDepth++;
         this.frames++;
@@ -145,6 +154,15 @@ export class VirtualTerminal {
       default:
         break; // SGR and the rest do not move anything
     }
+  }
+
+  /** Changes the width without reflowing (like xterm): rows are cut or padded. */
+  resize(cols: number): void {
+    this.screen = this.screen.map((r) =>
+      r.length >= cols ? r.slice(0, cols) : [...r, ...Array(cols - r.length).fill(" ")]
+    );
+    this.cols = cols;
+    this.col = Math.min(this.col, cols - 1);
   }
 
   /** The screen as lines, trailing blanks trimmed. */

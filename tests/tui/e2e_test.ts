@@ -1,0 +1,253 @@
+/**
+ * End-to-end tests: the real `scv` TUI in a tmux pane, against the mock OpenAI provider,
+ * asserting on `tmux capture-pane` text.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
+import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
+
+const ignore = !HAS_TMUX;
+const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
+
+/** A reply streaming `pieces` with a pause before each, so a test can act mid-stream. */
+function slowText(pieces: string[], delayMs: number): MockReply {
+  return {
+    kind: "stream",
+    delayMs,
+    events: [
+      { choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
+      ...pieces.map((p) => textChunk(p)),
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+    ],
+  };
+}
+
+async function withTui(
+  options: TuiSessionOptions,
+  fn: (s: TuiSession) => Promise<void>,
+): Promise<void> {
+  const s = await TuiSession.start(options);
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+function count(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
+
+const MARKDOWN_ANSWER = "# Result\n\nThe **build** passed.\n\n- first point\n- second point\n\n" +
+  "| file | lines |\n|------|------:|\n| a.ts | 12 |\n\n```ts\nconst ok = true;\n```\n";
+
+Deno.test("e2e: a typed prompt shows the streamed answer rendered as Markdown", opts, async () => {
+  await withTui({
+    script: [
+      text(MARKDOWN_ANSWER, {
+        pieceSize: 5,
+        usage: { prompt_tokens: 3000, completion_tokens: 200 },
+      }),
+    ],
+  }, async (s) => {
+    s.type("summarize the build");
+    s.keys("Enter");
+    const pane = await s.waitFor(/ctx 3\.2k\/128k \(3%\)\s+idle\s*$/m);
+    assert(pane.includes("› summarize the build"), pane);
+    assert(pane.includes("● Result"), pane); // heading without '#' markers when colour is on
+    assert(pane.includes("The build passed."), pane); // emphasis markers gone
+    assert(pane.includes("• first point"), pane);
+    assert(pane.includes("│ a.ts │    12 │"), pane);
+    assert(pane.includes("    const ok = true;"), pane);
+  });
+});
+
+Deno.test("e2e: approving a bash call runs it and shows its output", opts, async () => {
+  await withTui({
+    script: [
+      toolCalls([{ name: "bash", arguments: { command: "echo approved-$((40+2))" } }]),
+      text("The command printed 42."),
+    ],
+  }, async (s) => {
+    s.type("run the command");
+    s.keys("Enter");
+    const pane = await s.waitFor("[y] approve");
+    assert(pane.includes("Approve bash?"), pane);
+    assert(pane.includes("risk: process"), pane);
+    assert(pane.includes("Run shell command: echo approved-$((40+2))"), pane);
+    assert(pane.includes("[n] deny"), pane);
+    assert(pane.includes("awaiting approval"), pane);
+    s.type("y");
+    const after = await s.waitFor("The command printed 42.");
+    assert(after.includes("✓ bash"), after);
+    assert(after.includes("approved-42"), after);
+    assert(!after.includes("[y] approve"), after);
+  });
+});
+
+Deno.test("e2e: denying a bash call does not run it", opts, async () => {
+  await withTui({
+    script: [
+      toolCalls([{ name: "bash", arguments: { command: "touch denied-marker" } }]),
+      text("Understood, not running it."),
+    ],
+  }, async (s) => {
+    s.type("make the marker");
+    s.keys("Enter");
+    await s.waitFor("[y] approve");
+    s.type("n");
+    const pane = await s.waitFor("Understood, not running it.");
+    assert(pane.includes("✗ bash"), pane);
+    let exists = true;
+    try {
+      await Deno.stat(`${s.workspace}/denied-marker`);
+    } catch {
+      exists = false;
+    }
+    assertEquals(exists, false);
+  });
+});
+
+Deno.test("e2e: Esc mid-stream cancels the turn and keeps the partial answer", opts, async () => {
+  const pieces = Array.from({ length: 200 }, (_, i) => `w${i} `);
+  await withTui({ script: [slowText(pieces, 40)] }, async (s) => {
+    s.type("write a lot");
+    s.keys("Enter");
+    await s.waitFor(/w5\b/);
+    s.keys("Escape");
+    const pane = await s.waitFor("Turn cancelled");
+    assert(pane.includes("(cancelled)"), pane);
+    assert(!pane.includes("w199"), pane);
+    await s.waitFor(/idle\s*$/m);
+  });
+});
+
+Deno.test("e2e: typing continues while the agent streams", opts, async () => {
+  const pieces = Array.from({ length: 60 }, (_, i) => `t${i} `);
+  await withTui({ script: [slowText(pieces, 30)] }, async (s) => {
+    s.type("stream please");
+    s.keys("Enter");
+    await s.waitFor(/t3\b/);
+    s.type("next question typed early");
+    await s.waitFor("t59");
+    const pane = await s.waitFor(/idle\s*$/m);
+    assert(pane.includes("› next question typed early"), pane);
+  });
+});
+
+Deno.test("e2e: /clear clears the conversation after the server confirms", opts, async () => {
+  await withTui({
+    script: [
+      text("An answer to forget.", { usage: { prompt_tokens: 500, completion_tokens: 20 } }),
+    ],
+  }, async (s) => {
+    s.type("remember this");
+    s.keys("Enter");
+    await s.waitFor("An answer to forget.");
+    await s.waitFor("ctx 520/128k");
+    s.type("/clear");
+    s.keys("Enter");
+    const pane = await s.waitFor("Session cleared");
+    assert(!pane.includes("An answer to forget."), pane);
+    assert(pane.includes("ctx 0/128k (0%)"), pane);
+  });
+});
+
+Deno.test(
+  "e2e: resizing mid-stream re-lays the live region without corrupting scrollback",
+  opts,
+  async () => {
+    const pieces = Array.from({ length: 120 }, (_, i) => `word${i} `);
+    await withTui({ script: [slowText(pieces, 25)], width: 100, height: 30 }, async (s) => {
+      s.type("stream and resize");
+      s.keys("Enter");
+      await s.waitFor(/word10\b/);
+      s.resize(60, 24);
+      await s.waitFor(/word40\b/);
+      s.resize(120, 30);
+      await s.waitFor(/word70\b/);
+      s.resize(80, 20);
+      await s.waitFor(/idle\s*$/m);
+      const all = s.capture(true);
+      // The live region (composer, status line) exists once; no stale copies were left behind.
+      assertEquals(count(all, "ask anything"), 1, all);
+      assertEquals(count(all, "ctx 0/128k"), 1, all);
+      assertEquals(count(all, "streaming"), 0, all);
+      assert(all.includes("word119"), all);
+      assertEquals(count(all, "› stream and resize"), 1, all);
+    });
+  },
+);
+
+Deno.test("e2e: Ctrl+D exits cleanly and leaves a usable shell", opts, async () => {
+  await withTui({ script: [] }, async (s) => {
+    s.keys("C-d");
+    await s.waitFor("tui-exit-status=0");
+    s.type("stty -a | grep -o -- '-\\?icanon' ; echo shell-$((2+3))");
+    s.keys("Enter");
+    const pane = await s.waitFor("shell-5");
+    assert(/^icanon$/m.test(pane), `terminal left in raw mode:\n${pane}`);
+    const ps = new Deno.Command("pgrep", { args: ["-f", `main.ts --config ${s.dir}`] })
+      .outputSync();
+    assertEquals(new TextDecoder().decode(ps.stdout).trim(), "", "no process of the TUI is left");
+  });
+});
+
+Deno.test("e2e: Ctrl+C twice on an empty composer exits", opts, async () => {
+  await withTui({ script: [] }, async (s) => {
+    s.keys("C-c");
+    await s.waitFor("Press Ctrl+C again to exit");
+    s.keys("C-c");
+    await s.waitFor("tui-exit-status=0");
+  });
+});
+
+Deno.test("e2e: --server-command runs a spawned Peon server", opts, async () => {
+  await withTui(
+    { script: [text("Hello from the spawned server.")], spawnServer: true },
+    async (s) => {
+      s.type("hi");
+      s.keys("Enter");
+      await s.waitFor("Hello from the spawned server.");
+      s.keys("C-d");
+      await s.waitFor("tui-exit-status=0");
+      const ps = new Deno.Command("pgrep", { args: ["-f", `server --config '?${s.dir}`] })
+        .outputSync();
+      assertEquals(new TextDecoder().decode(ps.stdout).trim(), "", "the server process is gone");
+    },
+  );
+});
+
+Deno.test(
+  "e2e: a server that exits is reported in plain words and the terminal restored",
+  opts,
+  async () => {
+    const s = await TuiSession.start({
+      script: [],
+      args: ["--server-command", "echo 'broken server' >&2; exit 3"],
+      waitForPrompt: false,
+    });
+    try {
+      const pane = await s.waitFor("tui-exit-status=1");
+      assert(pane.includes("the server closed the connection (exit status 3)"), pane);
+      assert(pane.includes("broken server"), pane);
+      s.type("echo still-$((1+1))");
+      s.keys("Enter");
+      await s.waitFor("still-2");
+    } finally {
+      await s.close();
+    }
+  },
+);
+
+Deno.test("scv without a terminal points to scv exec and exits 2", async () => {
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const out = await new Deno.Command("deno", {
+    args: ["run", "--no-prompt", "-A", main],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 2);
+  assert(new TextDecoder().decode(out.stderr).includes('use "scv exec PROMPT" for scripts'));
+});
