@@ -66,6 +66,17 @@ await server.until('"initialized"');
 await server.send(`{"type":"session.start","request_id":"s","cwd":"${dir}"}`);
 const sessionId = JSON.parse(await server.until('"session.started"')).session_id;
 
+const EMPTY = await Deno.makeTempFile({ suffix: ".ts" });
+Deno.bench(
+  "baseline: deno run of an empty module",
+  { group: "startup", baseline: true },
+  async () => {
+    const out = await new Deno.Command(Deno.execPath(), { args: ["run", "--no-prompt", EMPTY] })
+      .output();
+    if (!out.success) throw new Error("deno run failed");
+  },
+);
+
 Deno.bench("scv --version (process spawn to exit)", { group: "startup" }, async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", MAIN, "--version"],
