@@ -76,7 +76,23 @@ export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
       writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)),
       writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)),
     })
-    .showHelpAfterError("(run scv --help for usage)");
+    .showHelpAfterError("(run scv --help for usage)")
+    .addHelpText(
+      "after",
+      `
+Environment:
+  OPENAI_API_KEY    the provider's API key (the variable is named by "api_key_env");
+                    without it no Authorization header is sent (local servers)
+  OPENAI_BASE_URL   an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1
+  SCV_MODEL         the model name
+  SCV_CONFIG        a JSONC config file, read after ~/.config/scv/config.jsonc
+
+Examples:
+  scv                                   open the TUI in the current directory
+  scv exec "summarise README.md"        one turn, answer on stdout
+  scv server --config scv.jsonc         Peon protocol on stdin/stdout
+`,
+    );
 
   common(program.command("tui", { isDefault: true }), true)
     .description("the interactive TUI (default): a Peon client of an in-process server")
@@ -92,7 +108,11 @@ export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
     });
 
   common(program.command("server"), false)
-    .description("headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr")
+    .description(
+      "headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr.\n" +
+        "Exit 0 after EOF or SIGINT/SIGTERM, 1 when stdout broke or stayed blocked, 2 after a\n" +
+        "protocol version mismatch or a configuration error.",
+    )
     .action((o: CommonOpts) => {
       result = { kind: "server", flags: flagsOf(o) };
     });
@@ -111,6 +131,20 @@ export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
       };
     });
 
+  // The TUI is the default command, so commander would take a mistyped command for a TUI
+  // argument; name it as what it is instead.
+  const first = args[0];
+  if (
+    first !== undefined && !first.startsWith("-") &&
+    !["tui", "server", "exec", "help"].includes(first)
+  ) {
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(
+        `scv: unknown command "${first}"; the commands are tui, server and exec (run scv --help)\n`,
+      ),
+    );
+    return { kind: "exit", status: 2 };
+  }
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (e) {
