@@ -6,7 +6,8 @@ import {
   statusLine,
   type View,
 } from "../../tui/render.ts";
-import { applyKey, drainOutbox } from "../../tui/state.ts";
+import { applyKey, drainOutbox, finishItem } from "../../tui/state.ts";
+import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 import { assertSnapshot } from "./snapshot.ts";
@@ -195,4 +196,28 @@ Deno.test("notices show their level and wrap to the width", () => {
   const lines = renderItem({ kind: "notice", level: "warn", text: "w ".repeat(50) }, view);
   assert(lines[0]!.startsWith("! "));
   for (const l of lines) assert(displayWidth(l) <= 60);
+});
+
+Deno.test("a streamed delta writes the same bytes with 10 or 10,000 finished items", () => {
+  const bytesPerDelta = (items: number) => {
+    const { s, t } = startTurn();
+    for (let i = 0; i < items; i++) finishItem(s, { kind: "user", text: `item ${i}` });
+    drainOutbox(s);
+    const cache = createRenderCache();
+    const region = new LiveRegion();
+    const size = { rows: 30, cols: 61 };
+    region.update(renderLive(s, view, cache), size);
+    const sizes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      applyAll(s, [t.delta(` word${i}`)]);
+      sizes.push(region.update(renderLive(s, view, cache), size).length);
+    }
+    return sizes;
+  };
+  const small = bytesPerDelta(10);
+  const large = bytesPerDelta(10000);
+  assertEquals(large, small);
+  const sorted = [...large].sort((a, b) => a - b);
+  assert(sorted[25]! < 150, `a delta rewrites one line, got ${sorted[25]} bytes`);
+  assert(sorted[49]! < 1200, `a new row redraws the small region, got ${sorted[49]} bytes`);
 });
