@@ -59,6 +59,8 @@ Deno.test("e2e: a typed prompt shows the streamed answer rendered as Markdown", 
     assert(pane.includes("• first point"), pane);
     assert(pane.includes("│ a.ts │    12 │"), pane);
     assert(pane.includes("    const ok = true;"), pane);
+    const history = await Deno.readTextFile(`${s.stateHome}/scv/history.jsonl`);
+    assertEquals(history, '"summarize the build"\n', "the prompt history persists");
   });
 });
 
@@ -192,6 +194,36 @@ Deno.test("e2e: Ctrl+D exits cleanly and leaves a usable shell", opts, async () 
     assertEquals(new TextDecoder().decode(ps.stdout).trim(), "", "no process of the TUI is left");
   });
 });
+
+Deno.test("e2e: SIGTERM exits with 143 and restores the terminal", opts, async () => {
+  await withTui({ script: [] }, async (s) => {
+    const ps = new Deno.Command("pgrep", { args: ["-f", `main.ts --config ${s.dir}`] })
+      .outputSync();
+    const pid = Number(new TextDecoder().decode(ps.stdout).trim().split("\n")[0]);
+    assert(pid > 0, "the TUI process is found");
+    Deno.kill(pid, "SIGTERM");
+    await s.waitFor("tui-exit-status=143");
+    s.type("stty -a | grep -o -- '-\\?icanon' ; echo shell-ok");
+    s.keys("Enter");
+    const pane = await s.waitFor("shell-ok");
+    assert(/^icanon$/m.test(pane), `terminal left in raw mode:\n${pane}`);
+  });
+});
+
+Deno.test(
+  "e2e: a bracketed paste of many lines fills the composer without sending",
+  opts,
+  async () => {
+    await withTui({ script: [] }, async (s) => {
+      const lines = Array.from({ length: 40 }, (_, i) => `pasted line ${i}`).join("\n");
+      s.paste(lines);
+      const pane = await s.waitFor("pasted line 39");
+      assert(pane.includes("  pasted line 38"), pane);
+      assert(/idle\s*$/m.test(pane), pane);
+      assertEquals(s.mock.requests.length, 0, "nothing was sent");
+    });
+  },
+);
 
 Deno.test("e2e: Ctrl+C twice on an empty composer exits", opts, async () => {
   await withTui({ script: [] }, async (s) => {

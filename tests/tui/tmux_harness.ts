@@ -159,6 +159,12 @@ export class TuiSession {
     tmux(this.socket, ["send-keys", "-t", "scv", "-H", ...hex]);
   }
 
+  /** Pastes text as the terminal would, inside bracketed-paste markers when enabled. */
+  paste(text: string): void {
+    tmux(this.socket, ["set-buffer", "-b", "scvpaste", text]);
+    tmux(this.socket, ["paste-buffer", "-p", "-b", "scvpaste", "-t", "scv"]);
+  }
+
   /** Resizes the window. */
   resize(width: number, height: number): void {
     tmux(this.socket, ["resize-window", "-t", "scv", "-x", String(width), "-y", String(height)]);
