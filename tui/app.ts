@@ -32,7 +32,7 @@ import {
   SYNC_END,
 } from "./terminal.ts";
 import { colorEnabled, makeStyle } from "./text.ts";
-import { openServer, type ServerLink } from "./server_link.ts";
+import { LogSink, openServer, type ServerLink } from "./server_link.ts";
 
 /** Options of {@link runApp}. */
 export interface AppOptions {
@@ -247,6 +247,24 @@ export async function runApp(options: AppOptions): Promise<number> {
     );
   };
 
+  // Nothing may print over the screen while the TUI owns it: stray console output (from any
+  // module in this process) goes to the log instead.
+  const sink = new LogSink(dir);
+  const saved = {
+    log: console.log,
+    info: console.info,
+    warn: console.warn,
+    error: console.error,
+    debug: console.debug,
+  };
+  const toLog = (...args: unknown[]) => sink.line(args.map((a) => String(a)).join(" "));
+  console.log =
+    console.info =
+    console.warn =
+    console.error =
+    console.debug =
+      toLog;
+
   let status = 1;
   let message: string | undefined;
   try {
@@ -259,8 +277,8 @@ export async function runApp(options: AppOptions): Promise<number> {
     link = await openServer({
       config,
       cwd: options.cwd,
+      log: sink,
       ...(options.serverCommand !== undefined ? { serverCommand: options.serverCommand } : {}),
-      ...(dir !== undefined ? { logDir: dir } : {}),
     });
     const client = link.client;
     client.on((input) => {
@@ -316,6 +334,7 @@ export async function runApp(options: AppOptions): Promise<number> {
       // The terminal may be gone; restoring below is still attempted.
     }
     restoreTerminal();
+    Object.assign(console, saved);
     for (const [sig, fn] of signalHandlers) {
       try {
         Deno.removeSignalListener(sig, fn);

@@ -25,19 +25,23 @@ export interface OpenServerOptions {
   config: Config;
   cwd: string;
   serverCommand?: string;
-  /** Directory for `server.log`; without it, diagnostics are only kept in memory. */
-  logDir?: string;
+  /** Where diagnostics go; see {@link LogSink}. */
+  log: LogSink;
 }
 
 const MAX_LOG_FILE_BYTES = 1024 * 1024;
 const TAIL_LINES = 50;
 
-/** A bounded diagnostic sink: a log file (truncated when it grows large) and a line tail. */
-class LogSink {
+/**
+ * A bounded diagnostic sink: `server.log` in a directory (truncated at start when over 1 MiB)
+ * and an in-memory tail of the last lines for error reports.
+ */
+export class LogSink {
   #file: Deno.FsFile | undefined;
   #tail: string[] = [];
   #encoder = new TextEncoder();
 
+  /** Opens `dir/server.log` for appending; without `dir`, lines are only kept in memory. */
   constructor(dir: string | undefined) {
     if (!dir) return;
     try {
@@ -61,6 +65,7 @@ class LogSink {
     }
   }
 
+  /** Records one diagnostic (possibly several lines). */
   line = (text: string): void => {
     for (const l of text.split("\n")) {
       if (l === "") continue;
@@ -76,10 +81,12 @@ class LogSink {
     }
   };
 
+  /** The last lines recorded, oldest first. */
   get tail(): string[] {
     return [...this.#tail];
   }
 
+  /** Closes the file; later lines are kept in memory only. */
   close(): void {
     try {
       this.#file?.close();
@@ -105,7 +112,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
  * the caller.
  */
 export async function openServer(options: OpenServerOptions): Promise<ServerLink> {
-  const log = new LogSink(options.logDir);
+  const log = options.log;
   const maxFrameBytes = Math.max(options.config.max_server_frame_bytes, 8 * 1024 * 1024);
   const clientOptions = { maxFrameBytes, name: "scv-tui", version: "0.1.0" };
 

@@ -243,7 +243,8 @@ export function makeStyle(enabled: boolean): Style {
  * @example
  * ```ts
  * import { colorEnabled } from "./text.ts";
- * console.assert(!colorEnabled((k) => (k === "NO_COLOR" ? "1" : "xterm")));
+ * const env: Record<string, string> = { NO_COLOR: "1", TERM: "xterm" };
+ * console.assert(!colorEnabled((k) => env[k]));
  * ```
  */
 export function colorEnabled(env: (name: string) => string | undefined): boolean {
