@@ -64,6 +64,26 @@ Deno.test("e2e: a typed prompt shows the streamed answer rendered as Markdown", 
   });
 });
 
+Deno.test(
+  "e2e: under NO_COLOR the answer keeps Markdown markers instead of styles",
+  opts,
+  async () => {
+    await withTui({
+      script: [text(MARKDOWN_ANSWER, { usage: { prompt_tokens: 3000, completion_tokens: 200 } })],
+      env: { NO_COLOR: "1" },
+    }, async (s) => {
+      s.type("summarize the build");
+      s.keys("Enter");
+      const pane = await s.waitFor(/ctx 3\.2k\/128k \(3%\)\s+idle\s*$/m);
+      assert(pane.includes("● # Result"), pane);
+      assert(pane.includes("```ts"), pane);
+      const raw = s.capture(false, true);
+      const colour = /\x1b\[[0-9;]*3[0-7]m/.exec(raw);
+      assert(!colour, `no colour codes reach the terminal: ${JSON.stringify(colour?.[0])}`);
+    });
+  },
+);
+
 Deno.test("e2e: approving a bash call runs it and shows its output", opts, async () => {
   await withTui({
     script: [

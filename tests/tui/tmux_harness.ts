@@ -90,6 +90,7 @@ export class TuiSession {
       OPENAI_API_KEY: "test-key",
       XDG_STATE_HOME: s.stateHome,
       XDG_CONFIG_HOME: `${dir}/config`,
+      NO_COLOR: "", // colour on unless a test asks otherwise, whatever the outer environment says
       ...(options.env ?? {}),
     };
     const r = tmux(socket, [
@@ -170,10 +171,11 @@ export class TuiSession {
     tmux(this.socket, ["resize-window", "-t", "scv", "-x", String(width), "-y", String(height)]);
   }
 
-  /** The visible pane as text (or with `history`, the scrollback too). */
-  capture(history = false): string {
+  /** The visible pane as text (with `history`, the scrollback too; with `escapes`, styles). */
+  capture(history = false, escapes = false): string {
     const args = ["capture-pane", "-p", "-t", "scv"];
     if (history) args.push("-S", "-");
+    if (escapes) args.push("-e");
     return tmux(this.socket, args).out;
   }
 
