@@ -78,6 +78,7 @@ Deno.test(
       assert(pane.includes("● # Result"), pane);
       assert(pane.includes("```ts"), pane);
       const raw = s.capture(false, true);
+      // deno-lint-ignore no-control-regex -- looking for escape codes is the point
       const colour = /\x1b\[[0-9;]*3[0-7]m/.exec(raw);
       assert(!colour, `no colour codes reach the terminal: ${JSON.stringify(colour?.[0])}`);
     });
@@ -223,9 +224,9 @@ Deno.test("e2e: SIGTERM exits with 143 and restores the terminal", opts, async (
     assert(pid > 0, "the TUI process is found");
     Deno.kill(pid, "SIGTERM");
     await s.waitFor("tui-exit-status=143");
-    s.type("stty -a | grep -o -- '-\\?icanon' ; echo shell-ok");
+    s.type("stty -a | grep -o -- '-\\?icanon' ; echo shell-$((4+4))");
     s.keys("Enter");
-    const pane = await s.waitFor("shell-ok");
+    const pane = await s.waitFor("shell-8");
     assert(/^icanon$/m.test(pane), `terminal left in raw mode:\n${pane}`);
   });
 });
