@@ -123,13 +123,14 @@ if (import.meta.main) {
   run(100); // warm up the JIT
   console.log(
     `TUI streaming: ${DELTAS} deltas, ${SIZE.cols}x${SIZE.rows} terminal, colour on\n` +
-      "finished items | median µs/delta | p99 µs/delta | mean bytes/delta | p99 bytes/delta",
+      "finished items (start→end) | median µs/delta | p99 µs/delta | mean bytes/delta | " +
+      "p99 bytes/delta",
   );
   for (const items of [100, 10000]) {
     const r = run(items);
     console.log(
       [
-        String(r.transcriptItems).padStart(14),
+        `${r.items}→${r.transcriptItems}`.padStart(26),
         (quantile(r.timesMs, 0.5) * 1000).toFixed(1).padStart(15),
         (quantile(r.timesMs, 0.99) * 1000).toFixed(1).padStart(12),
         mean(r.bytes).toFixed(0).padStart(16),
