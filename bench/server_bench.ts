@@ -6,6 +6,7 @@
  */
 import { MockOpenAI } from "../tests/support/mock_openai.ts";
 import { SERVER_FLAGS } from "../tests/support/server_process.ts";
+import { RawServer } from "../tests/support/raw_server.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const DELTAS = 20_000;
@@ -21,50 +22,8 @@ const body = new TextEncoder().encode(
 );
 const mock = await MockOpenAI.start(() => ({ kind: "raw", body }));
 
-/** A bare NDJSON client: counts lines and spots the terminal event, no schema checks. */
-class RawServer {
-  child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<string>;
-  #buf = "";
-  lines = 0;
-  constructor(configPath: string) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...SERVER_FLAGS, MAIN, "server", "--config", configPath],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    this.#writer = this.child.stdin.getWriter();
-    this.#reader = this.child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  }
-  send(line: string): Promise<void> {
-    return this.#writer.write(new TextEncoder().encode(line + "\n"));
-  }
-  /** Reads until a line containing `needle`; returns that line. */
-  async until(needle: string): Promise<string> {
-    while (true) {
-      let nl;
-      while ((nl = this.#buf.indexOf("\n")) !== -1) {
-        const line = this.#buf.slice(0, nl);
-        this.#buf = this.#buf.slice(nl + 1);
-        this.lines++;
-        if (line.includes(needle)) return line;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) throw new Error("server exited");
-      this.#buf += value;
-    }
-  }
-}
-
-const dir = await Deno.makeTempDir();
-await Deno.writeTextFile(`${dir}/c.json`, JSON.stringify({ base_url: mock.baseUrl }));
-const server = new RawServer(`${dir}/c.json`);
-await server.send('{"type":"initialize","request_id":"i","protocol_version":1}');
-await server.until('"initialized"');
-await server.send(`{"type":"session.start","request_id":"s","cwd":"${dir}"}`);
-const sessionId = JSON.parse(await server.until('"session.started"')).session_id;
+const server = await RawServer.start({ base_url: mock.baseUrl });
+const sessionId = await server.open();
 
 const EMPTY = await Deno.makeTempFile({ suffix: ".ts" });
 Deno.bench(
@@ -113,14 +72,7 @@ Deno.bench("spawn scv server to initialized", { group: "startup" }, async () => 
 let n = 0;
 Deno.bench(`${DELTAS} deltas, mock SSE → scv server → stdout NDJSON`, async () => {
   const before = server.lines;
-  await server.send(
-    JSON.stringify({
-      type: "turn.start",
-      request_id: `b${n++}`,
-      session_id: sessionId,
-      prompt: "go",
-    }),
-  );
+  await server.startTurn(sessionId, "go", `b${n++}`);
   const last = await server.until('"turn.');
   if (!last.includes("turn.started")) throw new Error(last);
   const done = await server.until('"turn.');
@@ -129,10 +81,6 @@ Deno.bench(`${DELTAS} deltas, mock SSE → scv server → stdout NDJSON`, async 
 });
 
 globalThis.addEventListener("unload", () => {
-  try {
-    server.child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
+  void server.kill();
   void mock.close();
 });

@@ -18,30 +18,23 @@ export async function runServer(flags: ConfigFlags): Promise<number> {
     }
     throw e;
   }
+  // Pull-based, so a client that floods stdin is held back by the pipe, not buffered here.
   // SIGTERM and SIGINT end the connection the way EOF does: turns cancelled, output flushed.
-  const stdin = Deno.stdin.readable;
+  const reader = Deno.stdin.readable.getReader();
   const stop = new AbortController();
+  stop.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
   const input = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const reader = stdin.getReader();
-      const onAbort = () => reader.cancel().catch(() => {});
-      stop.signal.addEventListener("abort", onAbort, { once: true });
+    async pull(controller) {
       try {
-        while (true) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          controller.enqueue(value);
-        }
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
       } catch {
-        // Treated as EOF.
-      }
-      try {
-        controller.close();
-      } catch {
-        // Already cancelled by the server.
+        controller.close(); // a failed or cancelled stdin reads as EOF
       }
     },
-  });
+    cancel: () => reader.cancel().catch(() => {}),
+  }, { highWaterMark: 0 });
   const onSignal = () => stop.abort();
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     try {

@@ -72,7 +72,8 @@ export async function runTurn(
   session.history.push({ role: "user", content: prompt });
   const turn = { start: session.history.length - 1 };
   try {
-    await emit({ type: "turn.started" }, signal);
+    // Not interruptible: a turn that was accepted always shows its start before its end.
+    await emit({ type: "turn.started" });
     // The history bound applies to the prompt as soon as it is part of the history.
     await deps.context.trim(session, turn, emit, signal);
     while (true) {
@@ -88,7 +89,19 @@ export async function runTurn(
           messages,
           tools: deps.tools.specs(),
           signal,
-          onDelta: (text) => emit({ type: "assistant.delta", content: text }, signal),
+          onDelta: async (text) => {
+            try {
+              await emit({ type: "assistant.delta", content: text }, signal);
+            } catch (e) {
+              if (e instanceof FrameTooLargeError) {
+                throw new TurnFailure(
+                  "response_limit",
+                  `assistant delta of ${e.bytes} bytes does not fit max_server_frame_bytes (${e.limit})`,
+                );
+              }
+              throw e;
+            }
+          },
         });
       } catch (e) {
         if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
@@ -144,12 +157,30 @@ export async function runTurn(
     repairHistory(session.history);
     if (signal.aborted) {
       await emit({ type: "turn.cancelled" }).catch(() => {});
-    } else if (e instanceof TurnFailure) {
-      await emit({ type: "turn.failed", code: e.code, message: e.message }).catch(() => {});
-    } else {
-      const message = e instanceof Error ? e.message : String(e);
-      await emit({ type: "turn.failed", code: "internal_error", message }).catch(() => {});
+      return;
     }
+    const failure = e instanceof TurnFailure
+      ? e
+      : new TurnFailure("internal_error", e instanceof Error ? e.message : String(e));
+    await emitFailure(emit, failure, fieldBudget(config));
+  }
+}
+
+/** Emits `turn.failed` with its message bounded so the frame always fits. */
+async function emitFailure(emit: TurnEmit, failure: TurnFailure, budget: number): Promise<void> {
+  try {
+    await emit({
+      type: "turn.failed",
+      code: failure.code,
+      message: capText(failure.message, budget).text,
+    });
+  } catch (e) {
+    if (!(e instanceof FrameTooLargeError)) return; // the writer is gone: nobody to tell
+    await emit({
+      type: "turn.failed",
+      code: failure.code,
+      message: "the failure message did not fit max_server_frame_bytes",
+    }).catch(() => {});
   }
 }
 

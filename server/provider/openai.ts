@@ -128,6 +128,7 @@ export class OpenAIProvider implements Provider {
         return await this.#readStream(res.body, idle, request);
       } catch (e) {
         request.signal.throwIfAborted();
+        if (e instanceof ConsumerError) throw e.cause;
         if (idle.fired) throw this.#idleError();
         if (e instanceof ProviderError) throw new ProviderError(e.code, this.#redact(e.message));
         throw new ProviderError(
@@ -194,12 +195,13 @@ export class OpenAIProvider implements Provider {
           // Counts characters; one character is at least one byte, so the exact byte cap below
           // still decides, and this only bounds memory. Slack covers the "data: " prefix.
           maxBufferSize: limits.maxEventBytes + 64,
+          // Unknown fields and bad "retry:" lines are ignored, as the SSE format says; only
+          // the size cap is an error.
           onError: (e) => {
+            if ((e as { type?: string }).type !== "max-buffer-size-exceeded") return;
             parseError = new ProviderError(
               "response_limit",
-              (e as { type?: string }).type === "max-buffer-size-exceeded"
-                ? `Provider sent an SSE event over ${limits.maxEventBytes} bytes`
-                : `Provider sent malformed SSE: ${e.message}`,
+              `Provider sent an SSE event over ${limits.maxEventBytes} bytes`,
             );
           },
         }),
@@ -251,7 +253,12 @@ export class OpenAIProvider implements Provider {
           const msg = typeof chunk.error === "object" && chunk.error !== null
             ? String(chunk.error.message ?? JSON.stringify(chunk.error))
             : String(chunk.error);
-          await fail(new ProviderError("provider_error", `Provider reported an error: ${msg}`));
+          await fail(
+            new ProviderError(
+              "provider_error",
+              `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
+            ),
+          );
         }
         if (chunk.usage && typeof chunk.usage === "object") {
           const u: ProviderUsage = {};
@@ -282,8 +289,12 @@ export class OpenAIProvider implements Provider {
           content += delta.content;
           // A slow client is not a silent provider: the idle clock stops while we wait.
           idle.pause();
-          await request.onDelta(delta.content);
-          idle.touch();
+          try {
+            await request.onDelta(delta.content);
+          } catch (e) {
+            throw new ConsumerError(e);
+          }
+          idle.resume();
         }
         if (Array.isArray(delta.tool_calls)) {
           for (const tc of delta.tool_calls) {
@@ -324,6 +335,10 @@ export class OpenAIProvider implements Provider {
           }
         }
       }
+    } catch (e) {
+      // Every way out of the loop that is not the end of the stream cancels the HTTP body.
+      await reader.cancel().catch(() => {});
+      throw e;
     } finally {
       reader.releaseLock();
     }
@@ -340,15 +355,33 @@ export class OpenAIProvider implements Provider {
       await events.cancel().catch(() => {});
     }
     const toolCalls: ChatToolCall[] = calls.map((c, i) => ({
-      id: c.id || `call_${i}`,
+      id: clip(c.id, MAX_TOOL_ID_CHARS) || `call_${i}`,
       type: "function",
-      function: { name: c.name, arguments: c.args },
+      function: { name: clip(c.name, MAX_TOOL_ID_CHARS), arguments: c.args },
     }));
     const response: ProviderResponse = { content, toolCalls };
     if (usage) response.usage = usage;
     if (finishReason !== undefined) response.finishReason = finishReason;
     return response;
   }
+}
+
+/** An error thrown by the request's `onDelta`: passed through to the caller unchanged. */
+class ConsumerError extends Error {
+  override readonly cause: unknown;
+  constructor(cause: unknown) {
+    super("onDelta failed");
+    this.cause = cause;
+  }
+}
+
+/** Provider-supplied text shown in messages and events is cut to this many characters. */
+const MAX_DETAIL_CHARS = 2000;
+/** Tool call names and ids longer than this are cut (they are echoed in every tool event). */
+const MAX_TOOL_ID_CHARS = 256;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) + "…" : text;
 }
 
 interface OpenAIChunk {
@@ -374,6 +407,7 @@ class IdleTimer {
   #ms: number;
   #parent: AbortSignal;
   #onParent = () => this.#controller.abort(this.#parent.reason);
+  #paused = false;
   fired = false;
 
   constructor(ms: number, parent: AbortSignal) {
@@ -389,6 +423,10 @@ class IdleTimer {
 
   touch(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    // Bytes still trickle into the pipeline's buffers while the consumer is paused; they must not
+    // re-arm the clock until the consumer is back.
+    if (this.#paused) return;
     this.#timer = setTimeout(() => {
       this.fired = true;
       this.#controller.abort(new DOMException("provider idle timeout", "TimeoutError"));
@@ -396,8 +434,14 @@ class IdleTimer {
   }
 
   pause(): void {
+    this.#paused = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.touch();
   }
 
   stop(): void {
@@ -436,7 +480,7 @@ async function readErrorBody(res: Response, idle: IdleTimer): Promise<string> {
   try {
     const json = JSON.parse(text);
     const msg = json?.error?.message ?? json?.error ?? json?.message;
-    if (typeof msg === "string" && msg) return msg;
+    if (typeof msg === "string" && msg) return clip(msg, MAX_DETAIL_CHARS);
   } catch {
     // Not JSON: show the text itself.
   }
