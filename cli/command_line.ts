@@ -57,9 +57,10 @@ function flagsOf(o: CommonOpts): ConfigFlags {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseCommandLine } from "./command_line.ts";
  * const r = await parseCommandLine(["server", "--model", "m"]);
- * console.assert(r.kind === "server" && r.flags.model === "m");
+ * assert(r.kind === "server" && r.flags.model === "m");
  * ```
  */
 export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {

@@ -18,9 +18,10 @@ const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseServerArgs } from "./fast_args.ts";
- * console.assert(parseServerArgs(["server", "--model=m"])?.model === "m");
- * console.assert(parseServerArgs(["server", "--help"]) === undefined);
+ * assert(parseServerArgs(["server", "--model=m"])?.model === "m");
+ * assert(parseServerArgs(["server", "--help"]) === undefined);
  * ```
  */
 export function parseServerArgs(args: readonly string[]): ConfigFlags | undefined {

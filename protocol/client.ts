@@ -57,18 +57,23 @@ export interface PeonClientOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PeonClient } from "./client.ts";
  * const toServer = new TransformStream<Uint8Array, Uint8Array>();
  * const fromServer = new TransformStream<Uint8Array, Uint8Array>();
  * const client = new PeonClient(fromServer.readable, toServer.writable);
- * const w = fromServer.writable.getWriter();
- * void w.write(new TextEncoder().encode(
- *   '{"type":"initialized","request_id":"c1","protocol_version":1,"server":{"name":"s","version":"0"}}\n',
- * ));
- * const reader = toServer.readable.getReader();
- * void reader.read();
+ * // A fake server that answers the one message it reads, then hangs up.
+ * void (async () => {
+ *   const { value } = await toServer.readable.getReader().read();
+ *   const req = JSON.parse(new TextDecoder().decode(value));
+ *   const reply = { type: "initialized", request_id: req.request_id, protocol_version: 1,
+ *     server: { name: "s", version: "0" } };
+ *   const w = fromServer.writable.getWriter();
+ *   await w.write(new TextEncoder().encode(JSON.stringify(reply) + "\n"));
+ *   await w.close();
+ * })();
  * const ev = await client.initialize();
- * console.assert(ev.server.name === "s");
+ * assert(ev.server.name === "s");
  * await client.close();
  * ```
  */

@@ -22,12 +22,13 @@ const CR = 0x0d;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { NdjsonDecoderStream } from "./ndjson.ts";
  * const bytes = new TextEncoder().encode('{"a":1}\n{"b":2}\n');
  * const frames = await Array.fromAsync(
  *   ReadableStream.from([bytes]).pipeThrough(new NdjsonDecoderStream(1024)),
  * );
- * console.assert(frames.length === 2);
+ * assert(frames.length === 2);
  * ```
  */
 export class NdjsonDecoderStream extends TransformStream<Uint8Array, DecodedFrame> {
@@ -141,9 +142,10 @@ export class FrameTooLargeError extends RangeError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { encodeFrame } from "./ndjson.ts";
  * const line = encodeFrame({ type: "x" }, 100);
- * console.assert(new TextDecoder().decode(line) === '{"type":"x"}\n');
+ * assert(new TextDecoder().decode(line) === '{"type":"x"}\n');
  * ```
  */
 export function encodeFrame(value: unknown, maxFrameBytes: number): Uint8Array {
@@ -163,9 +165,10 @@ export function encodeFrame(value: unknown, maxFrameBytes: number): Uint8Array {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { NdjsonEncoderStream } from "./ndjson.ts";
  * const out = ReadableStream.from([{ a: 1 }]).pipeThrough(new NdjsonEncoderStream(100));
- * console.assert((await Array.fromAsync(out)).length === 1);
+ * assert((await Array.fromAsync(out)).length === 1);
  * ```
  */
 export class NdjsonEncoderStream extends TransformStream<unknown, Uint8Array> {

@@ -310,9 +310,10 @@ export const TERMINAL_TURN_EVENTS = ["turn.completed", "turn.cancelled", "turn.f
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeIssues, TurnStartMessage } from "./schema.ts";
  * const r = TurnStartMessage.safeParse({ type: "turn.start", request_id: "1" });
- * if (!r.success) console.assert(describeIssues(r.error).includes("session_id"));
+ * if (!r.success) assert(describeIssues(r.error).includes("session_id"));
  * ```
  */
 export function describeIssues(error: z.ZodError): string {

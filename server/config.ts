@@ -130,11 +130,12 @@ function describeValue(v: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { validateConfigObject } from "./config.ts";
  * try {
  *   validateConfigObject({ max_steps: -1 }, "x.jsonc");
  * } catch (e) {
- *   console.assert(String(e).includes('"max_steps" must be a positive integer, got -1'));
+ *   assert(String(e).includes('"max_steps" must be a positive integer, got -1'));
  * }
  * ```
  */
@@ -169,9 +170,10 @@ export function validateConfigObject(value: unknown, source: string): Partial<Co
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseConfigText } from "./config.ts";
  * const c = parseConfigText('{ "max_steps": 3, // three\n }', "a.jsonc");
- * console.assert(c.max_steps === 3);
+ * assert(c.max_steps === 3);
  * ```
  */
 export function parseConfigText(text: string, path: string): Partial<Config> {
@@ -218,9 +220,10 @@ export function userConfigPath(env: (name: string) => string | undefined): strin
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadConfig } from "./config.ts";
  * const c = loadConfig({ model: "m" }, { env: () => undefined, readTextFile: () => undefined });
- * console.assert(c.model === "m" && c.max_steps === 32);
+ * assert(c.model === "m" && c.max_steps === 32);
  * ```
  */
 export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {}): Config {

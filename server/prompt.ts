@@ -63,9 +63,10 @@ export async function findAgentsFiles(cwd: string): Promise<string[]> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { buildSystemPrompt } from "./prompt.ts";
  * const p = await buildSystemPrompt("/");
- * console.assert(p.includes("Workspace: /"));
+ * assert(p.includes("Workspace: /"));
  * ```
  */
 export async function buildSystemPrompt(cwd: string): Promise<string> {

@@ -53,11 +53,12 @@ export async function providerFromConfig(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serve } from "./serve.ts";
  * import { DEFAULT_CONFIG } from "./config.ts";
  * const input = ReadableStream.from<Uint8Array>([]);
  * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
- * console.assert(status === 0);
+ * assert(status === 0);
  * ```
  */
 export function serve(options: ServeOptions): Promise<number> {

@@ -32,11 +32,12 @@ export interface UsageTotals {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Session } from "./session.ts";
  * const s = new Session("/tmp");
  * s.history.push({ role: "user", content: "hi" });
  * s.clear();
- * console.assert(s.history.length === 0);
+ * assert(s.history.length === 0);
  * ```
  */
 export class Session {

@@ -14,9 +14,10 @@ const decoder = new TextDecoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { capText } from "./text_cap.ts";
  * const r = capText("a".repeat(1000), 100);
- * console.assert(r.truncated && new TextEncoder().encode(r.text).length <= 100);
+ * assert(r.truncated && new TextEncoder().encode(r.text).length <= 100);
  * ```
  */
 export function capText(text: string, maxBytes: number): { text: string; truncated: boolean } {

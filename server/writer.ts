@@ -61,6 +61,7 @@ interface Waiter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FrameWriter } from "./writer.ts";
  * const chunks: Uint8Array[] = [];
  * const w = new FrameWriter(new WritableStream({ write: (c) => void chunks.push(c) }), {
@@ -68,7 +69,7 @@ interface Waiter {
  * });
  * await w.send({ type: "x" });
  * await w.close();
- * console.assert(chunks.length === 1);
+ * assert(chunks.length === 1);
  * ```
  */
 export class FrameWriter {

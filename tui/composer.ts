@@ -43,8 +43,9 @@ export function nextBoundary(text: string, at: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { EMPTY_BUFFER, insert } from "./composer.ts";
- * console.assert(insert(EMPTY_BUFFER, "hi").cursor === 2);
+ * assert(insert(EMPTY_BUFFER, "hi").cursor === 2);
  * ```
  */
 export function insert(b: Buffer, s: string): Buffer {

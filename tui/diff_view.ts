@@ -20,9 +20,10 @@ const MAX_LCS_CELLS = 1_000_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { diffLines } from "./diff_view.ts";
  * const d = diffLines("a\nb\nc", "a\nB\nc");
- * console.assert(d.map((l) => l.op + l.text).join(",") === " a,-b,+B, c");
+ * assert(d.map((l) => l.op + l.text).join(",") === " a,-b,+B, c");
  * ```
  */
 export function diffLines(before: string, after: string): DiffLine[] {
@@ -86,9 +87,10 @@ function diffMiddle(a: string[], b: string[]): DiffLine[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { diffLines, unifiedHunks } from "./diff_view.ts";
  * const h = unifiedHunks(diffLines("a\nb", "a\nc"), 1);
- * console.assert(h[0] === "@@ -1,2 +1,2 @@");
+ * assert(h[0] === "@@ -1,2 +1,2 @@");
  * ```
  */
 export function unifiedHunks(diff: DiffLine[], context = 3): string[] {
@@ -140,10 +142,11 @@ export interface DiffViewOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderDiff } from "./diff_view.ts";
  * import { makeStyle } from "./text.ts";
  * const lines = renderDiff("a\n", "b\n", { width: 40, style: makeStyle(false), maxLines: 10 });
- * console.assert(lines.includes("-a") && lines.includes("+b"));
+ * assert(lines.includes("-a") && lines.includes("+b"));
  * ```
  */
 export function renderDiff(before: string, after: string, options: DiffViewOptions): string[] {

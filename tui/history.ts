@@ -21,12 +21,13 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PromptHistory } from "./history.ts";
  * const h = new PromptHistory({ maxItems: 2, maxBytes: 100 });
  * h.add("a"); h.add("b"); h.add("c");
- * console.assert(h.entries.join() === "b,c");
- * console.assert(h.previous("draft") === "c" && h.previous("") === "b");
- * console.assert(h.next() === "c" && h.next() === "draft");
+ * assert(h.entries.join() === "b,c");
+ * assert(h.previous("draft") === "c" && h.previous("") === "b");
+ * assert(h.next() === "c" && h.next() === "draft");
  * ```
  */
 export class PromptHistory {
@@ -132,8 +133,9 @@ function entryBytes(e: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseHistory } from "./history.ts";
- * console.assert(parseHistory('"a"\nnot json\n"b\\nc"\n').join("|") === "a|b\nc");
+ * assert(parseHistory('"a"\nnot json\n"b\\nc"\n').join("|") === "a|b\nc");
  * ```
  */
 export function parseHistory(text: string): string[] {

@@ -191,12 +191,13 @@ function decodeEscape(buf: string): EscapeResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KeyParser } from "./keys.ts";
  * const p = new KeyParser();
  * const enc = new TextEncoder();
- * console.assert(p.feed(enc.encode("\x1b[1;")).length === 0);
+ * assert(p.feed(enc.encode("\x1b[1;")).length === 0);
  * const [ev] = p.feed(enc.encode("5C"));
- * console.assert(ev?.type === "key" && ev.name === "right" && ev.ctrl);
+ * assert(ev?.type === "key" && ev.name === "right" && ev.ctrl);
  * ```
  */
 export class KeyParser {
@@ -312,8 +313,9 @@ function partialSuffix(s: string, marker: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeKey } from "./keys.ts";
- * console.assert(
+ * assert(
  *   describeKey({ type: "key", name: "enter", ctrl: false, alt: false, shift: true }) ===
  *     "shift+enter",
  * );

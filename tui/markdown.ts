@@ -23,10 +23,11 @@ export interface MarkdownOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMarkdown } from "./markdown.ts";
  * import { makeStyle } from "./text.ts";
  * const lines = renderMarkdown("# Title\n\nSome *text*.", { width: 40, style: makeStyle(false) });
- * console.assert(lines[0] === "# Title" && lines[2] === "Some text.");
+ * assert(lines[0] === "# Title" && lines[2] === "Some text.");
  * ```
  */
 export function renderMarkdown(source: string, options: MarkdownOptions): string[] {

@@ -41,10 +41,11 @@ const MAX_COMPOSER_ROWS = 10;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderItem } from "./render.ts";
  * import { makeStyle } from "./text.ts";
  * const lines = renderItem({ kind: "user", text: "hello" }, { width: 40, height: 20, style: makeStyle(false) });
- * console.assert(lines[0] === "› hello" && lines.at(-1) === "");
+ * assert(lines[0] === "› hello" && lines.at(-1) === "");
  * ```
  */
 export function renderItem(item: TranscriptItem, view: View): string[] {
@@ -376,12 +377,13 @@ function approvalBox(state: ClientState, w: number, s: Style): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createRenderCache, renderLive } from "./render.ts";
  * import { createState } from "./state.ts";
  * import { makeStyle } from "./text.ts";
  * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 1, maxBytes: 9 } });
  * const lines = renderLive(s, { width: 40, height: 10, style: makeStyle(false) }, createRenderCache());
- * console.assert(lines.at(-1)!.startsWith("m · /w"));
+ * assert(lines.at(-1)!.startsWith("m · /w"));
  * ```
  */
 export function renderLive(state: ClientState, view: View, cache: RenderCache): string[] {

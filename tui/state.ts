@@ -154,9 +154,10 @@ export interface CreateStateOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createState } from "./state.ts";
  * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
- * console.assert(s.connection === "connecting" && s.transcript.length === 0);
+ * assert(s.connection === "connecting" && s.transcript.length === 0);
  * ```
  */
 export function createState(options: CreateStateOptions): ClientState {
@@ -329,6 +330,7 @@ function sessionEventSeq(event: ServerEvent): number | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyEvent, createState } from "./state.ts";
  * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
  * applyEvent(s, {
@@ -336,7 +338,7 @@ function sessionEventSeq(event: ServerEvent): number | undefined {
  *   context_max_tokens: 1000, max_server_frame_bytes: 1000, max_transcript_bytes: 1000,
  *   max_transcript_items: 10, max_prompt_history_bytes: 100, max_prompt_history_items: 10,
  * });
- * console.assert(s.connection === "ready" && s.session?.id === "s1");
+ * assert(s.connection === "ready" && s.session?.id === "s1");
  * ```
  */
 export function applyEvent(state: ClientState, event: ServerEvent): Effect[] {
@@ -739,12 +741,13 @@ function setComposer(state: ClientState, next: ed.Buffer): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyKey, createState } from "./state.ts";
  * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
  * applyKey(s, { type: "text", text: "hi" });
- * console.assert(s.composer.text === "hi");
+ * assert(s.composer.text === "hi");
  * const fx = applyKey(s, { type: "key", name: "d", ctrl: true, alt: false, shift: false });
- * console.assert(fx.length === 0); // Ctrl+D on a non-empty composer deletes forward
+ * assert(fx.length === 0); // Ctrl+D on a non-empty composer deletes forward
  * ```
  */
 export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {

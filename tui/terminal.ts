@@ -69,13 +69,14 @@ export interface UpdateOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LiveRegion } from "./terminal.ts";
  * const r = new LiveRegion();
  * const size = { rows: 10, cols: 20 };
  * r.update(["a", "b", "c"], size);
  * const out = r.update(["a", "B", "c"], size);
- * console.assert(out.includes("B") && !out.includes("a") && !out.includes("c"));
- * console.assert(r.update(["a", "B", "c"], size) === ""); // nothing changed, nothing written
+ * assert(out.includes("B") && !out.includes("a") && !out.includes("c"));
+ * assert(r.update(["a", "B", "c"], size) === ""); // nothing changed, nothing written
  * ```
  */
 export class LiveRegion {

@@ -39,8 +39,9 @@ export interface Row {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { wrapPlain } from "./text.ts";
- * console.assert(wrapPlain("hello world", 5).map((r) => r.text).join("|") === "hello|world");
+ * assert(wrapPlain("hello world", 5).map((r) => r.text).join("|") === "hello|world");
  * ```
  */
 export function wrapPlain(line: string, width: number, offset = 0): Row[] {
@@ -98,8 +99,9 @@ export function wrapPlain(line: string, width: number, offset = 0): Row[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { wrapStyled } from "./text.ts";
- * console.assert(wrapStyled("a b\nc", 10).length === 2);
+ * assert(wrapStyled("a b\nc", 10).length === 2);
  * ```
  */
 export function wrapStyled(text: string, width: number, words = true): string[] {
@@ -113,8 +115,9 @@ export function wrapStyled(text: string, width: number, words = true): string[] 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { truncate } from "./text.ts";
- * console.assert(truncate("abcdef", 4) === "abc…");
+ * assert(truncate("abcdef", 4) === "abc…");
  * ```
  */
 export function truncate(s: string, width: number): string {
@@ -194,9 +197,10 @@ const identity = (s: string) => s;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { makeStyle } from "./text.ts";
- * console.assert(makeStyle(false).red("x") === "x");
- * console.assert(makeStyle(true).red("x") === "\x1b[31mx\x1b[39m");
+ * assert(makeStyle(false).red("x") === "x");
+ * assert(makeStyle(true).red("x") === "\x1b[31mx\x1b[39m");
  * ```
  */
 export function makeStyle(enabled: boolean): Style {
@@ -242,9 +246,10 @@ export function makeStyle(enabled: boolean): Style {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { colorEnabled } from "./text.ts";
  * const env: Record<string, string> = { NO_COLOR: "1", TERM: "xterm" };
- * console.assert(!colorEnabled((k) => env[k]));
+ * assert(!colorEnabled((k) => env[k]));
  * ```
  */
 export function colorEnabled(env: (name: string) => string | undefined): boolean {

@@ -34,8 +34,9 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { utf8Length } from "./limits.ts";
- * console.assert(utf8Length("é") === 2);
+ * assert(utf8Length("é") === 2);
  * ```
  */
 export function utf8Length(s: string): number {

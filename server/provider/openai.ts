@@ -41,9 +41,10 @@ const MAX_ERROR_BODY = 16 * 1024;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OpenAIProvider } from "./openai.ts";
  * const p = new OpenAIProvider({ baseUrl: "http://127.0.0.1:1/v1", idleTimeoutMs: 1000 });
- * console.assert(typeof p.complete === "function");
+ * assert(typeof p.complete === "function");
  * ```
  */
 export class OpenAIProvider implements Provider {

@@ -12,6 +12,7 @@ import type { ToolSpec } from "../provider/types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { ToolRegistry } from "./registry.ts";
  * import { defineTool } from "./tool.ts";
@@ -21,7 +22,7 @@ import type { ToolSpec } from "../provider/types.ts";
  *   risk: () => "read", summary: () => "Nothing",
  *   run: () => Promise.resolve({ success: true, output: "", truncated: false }),
  * }));
- * console.assert(r.get("noop") !== undefined);
+ * assert(r.get("noop") !== undefined);
  * ```
  */
 export class ToolRegistry {

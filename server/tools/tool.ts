@@ -65,6 +65,7 @@ export type AnyTool = Tool<any>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { defineTool } from "./tool.ts";
  * const echo = defineTool({
@@ -75,7 +76,7 @@ export type AnyTool = Tool<any>;
  *   summary: (a) => `Echo: ${a.text}`,
  *   run: (a) => Promise.resolve({ success: true, output: a.text, truncated: false }),
  * });
- * console.assert(echo.name === "echo");
+ * assert(echo.name === "echo");
  * ```
  */
 export function defineTool<S extends z.ZodType>(tool: Tool<z.infer<S>> & { schema: S }): Tool<
