@@ -19,7 +19,7 @@ import {
 import type { ToolRegistry } from "./tools/registry.ts";
 import type { AnyTool, ToolResult } from "./tools/tool.ts";
 import { describeIssues } from "../protocol/schema.ts";
-import { capText } from "./text_cap.ts";
+import { truncateText } from "./tools/output.ts";
 import type { ContextManager } from "./context_manager.ts";
 
 /** Sends one turn event (envelope added by the sink); honours the signal while waiting. */
@@ -172,7 +172,7 @@ async function emitFailure(emit: TurnEmit, failure: TurnFailure, budget: number)
     await emit({
       type: "turn.failed",
       code: failure.code,
-      message: capText(failure.message, budget).text,
+      message: truncateText(failure.message, budget).text,
     });
   } catch (e) {
     if (!(e instanceof FrameTooLargeError)) return; // the writer is gone: nobody to tell
@@ -214,7 +214,7 @@ function fieldBudget(config: Config): number {
 
 function boundedArguments(raw: string, parsed: unknown, budget: number): unknown {
   if (parsed !== undefined && JSON.stringify(parsed).length <= budget) return parsed;
-  return capText(raw, budget).text;
+  return truncateText(raw, budget).text;
 }
 
 async function runToolCall(
@@ -243,7 +243,7 @@ async function runToolCall(
   }, signal);
   const complete = async (result: ToolResult): Promise<ToolResult> => {
     const cap = Math.min(config.max_tool_output_bytes, budget);
-    const capped = capText(result.output, cap);
+    const capped = truncateText(result.output, cap);
     const final = {
       success: result.success,
       output: capped.text,
@@ -301,7 +301,7 @@ async function runToolCall(
       name,
       risk,
       cwd: session.cwd,
-      summary: capText(summary, Math.min(budget, 64 * 1024)).text,
+      summary: truncateText(summary, Math.min(budget, 64 * 1024)).text,
     }, signal);
     const approved = await approval;
     if (!approved) {

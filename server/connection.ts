@@ -339,15 +339,20 @@ export class Connection {
     setTimeout(() => void this.#o.deps().catch(() => {}), 0);
   }
 
-  async #turnStart(msg: ClientMessageOf<"turn.start">): Promise<void> {
+  /** The session a request names, or undefined after answering `session_not_found`. */
+  async #sessionOf(
+    msg: { request_id: string; session_id: string },
+  ): Promise<Session | undefined> {
     const session = this.#sessions.get(msg.session_id);
     if (!session) {
-      return await this.#error(
-        msg.request_id,
-        "session_not_found",
-        `no session "${msg.session_id}"`,
-      );
+      await this.#error(msg.request_id, "session_not_found", `no session "${msg.session_id}"`);
     }
+    return session;
+  }
+
+  async #turnStart(msg: ClientMessageOf<"turn.start">): Promise<void> {
+    const session = await this.#sessionOf(msg);
+    if (!session) return;
     if (msg.prompt.trim() === "") {
       return await this.#error(msg.request_id, "invalid_request", "prompt is empty");
     }
@@ -418,14 +423,8 @@ export class Connection {
   }
 
   async #turnCancel(msg: ClientMessageOf<"turn.cancel">): Promise<void> {
-    const session = this.#sessions.get(msg.session_id);
-    if (!session) {
-      return await this.#error(
-        msg.request_id,
-        "session_not_found",
-        `no session "${msg.session_id}"`,
-      );
-    }
+    const session = await this.#sessionOf(msg);
+    if (!session) return;
     if (!session.turn || session.turn.id !== msg.turn_id) {
       return await this.#error(
         msg.request_id,
@@ -437,14 +436,8 @@ export class Connection {
   }
 
   async #approvalResolve(msg: ClientMessageOf<"approval.resolve">): Promise<void> {
-    const session = this.#sessions.get(msg.session_id);
-    if (!session) {
-      return await this.#error(
-        msg.request_id,
-        "session_not_found",
-        `no session "${msg.session_id}"`,
-      );
-    }
+    const session = await this.#sessionOf(msg);
+    if (!session) return;
     if (!session.resolveApproval(msg.approval_id, msg.approved)) {
       return await this.#error(
         msg.request_id,
@@ -455,14 +448,8 @@ export class Connection {
   }
 
   async #sessionClear(msg: ClientMessageOf<"session.clear">): Promise<void> {
-    const session = this.#sessions.get(msg.session_id);
-    if (!session) {
-      return await this.#error(
-        msg.request_id,
-        "session_not_found",
-        `no session "${msg.session_id}"`,
-      );
-    }
+    const session = await this.#sessionOf(msg);
+    if (!session) return;
     if (session.turn) {
       return await this.#error(
         msg.request_id,

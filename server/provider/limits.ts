@@ -27,26 +27,4 @@ export const DEFAULT_RESPONSE_LIMITS: Readonly<ResponseLimits> = Object.freeze({
   maxToolCalls: 32,
 });
 
-const encoder = new TextEncoder();
-
-/**
- * UTF-8 byte length of a string without allocating for ASCII-only text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { utf8Length } from "./limits.ts";
- * assert(utf8Length("é") === 2);
- * ```
- */
-export function utf8Length(s: string): number {
-  // Fast path: most provider text is ASCII.
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0x7f) {
-      ascii = false;
-      break;
-    }
-  }
-  return ascii ? s.length : encoder.encode(s).length;
-}
+export { utf8Length } from "../utf8.ts";

@@ -2,6 +2,7 @@
  * `scv exec` end to end: text and JSON output, exit codes, stdin prompts, denial without a
  * human to ask, and SIGINT.
  */
+import { exists } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { MockOpenAI, text, textChunk, toolCalls } from "../support/mock_openai.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
@@ -106,12 +107,7 @@ Deno.test("exec denies a call that needs approval under on-risk and says how to 
     const r = await execScv(mock, ["make a file"], { cwd: dir });
     assertEquals(r.code, 0);
     assertMatch(r.stderr, /denied bash .*--approval-policy never/);
-    let made = true;
-    try {
-      await Deno.stat(`${dir}/made-by-bash`);
-    } catch {
-      made = false;
-    }
+    const made = await exists(`${dir}/made-by-bash`);
     assertEquals(made, false, "the denied command did not run");
     const toolMsg = mock.requests[1]!.body.messages.find((m) => m.role === "tool")!;
     assertMatch(String(toolMsg.content), /denied/);

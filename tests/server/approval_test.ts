@@ -3,6 +3,7 @@
  * policy, denial, confinement, cancellation during a running tool and during an approval wait,
  * timeouts, truncation, and missing Deno permissions.
  */
+import { exists, processesWith } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { type Ev, type ServerProcess, withServer } from "../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
@@ -21,14 +22,6 @@ async function approve(p: ServerProcess, sessionId: string, approved: boolean): 
     approved,
   });
   return req;
-}
-
-/** Process ids whose command line contains `marker`. */
-async function processesWith(marker: string): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
-    l.includes(marker) && !l.includes("ps -eo")
-  );
 }
 
 Deno.test("on-risk: a bash call is proposed, approval requested, started only after approval, then completed", async () => {
@@ -118,13 +111,7 @@ Deno.test("a denied call completes with success false, a model-visible message, 
     assertMatch(completed.output, /denied/);
     const toolMsg = mock.requests[1]!.body.messages.find((m) => m.role === "tool")!;
     assertMatch(String(toolMsg.content), /denied/);
-    let exists = true;
-    try {
-      await Deno.stat(`${cwd}/should-not-exist`);
-    } catch {
-      exists = false;
-    }
-    assertEquals(exists, false);
+    assertEquals(await exists(`${cwd}/should-not-exist`), false);
   });
 });
 
@@ -211,13 +198,7 @@ Deno.test("a write outside the workspace is refused and writes nothing", async (
     const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
     assertEquals(completed.success, false);
     assertMatch(completed.output, /outside the workspace/);
-    let exists = true;
-    try {
-      await Deno.stat(`${cwd}/../escaped.txt`);
-    } catch {
-      exists = false;
-    }
-    assertEquals(exists, false);
+    assertEquals(await exists(`${cwd}/../escaped.txt`), false);
   });
 });
 

@@ -2,6 +2,7 @@
  * Faults and bad input at the edges of the server: frames that would not fit, lenient SSE,
  * EOF races, a client that stops reading, a broken stdout.
  */
+import { processesWith } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { withServer } from "../support/server_process.ts";
 import { MockOpenAI, type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
@@ -174,13 +175,6 @@ Deno.test("a client that stops reading: the blocked send times out, cleanup abor
     await mock.close();
   }
 });
-
-async function processesWith(marker: string): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
-    l.includes(marker) && !l.includes("ps -eo")
-  );
-}
 
 Deno.test("a broken stdout during a running tool ends the server with status 1 and kills the tool", async () => {
   const marker = "sleep 107";

@@ -2,6 +2,7 @@
  * Integration tests of turns over the real server and the scripted provider: streaming,
  * ordering, seq, steps and usage, provider failures and caps, cancellation and EOF.
  */
+import { exists } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { type Ev, withServer } from "../support/server_process.ts";
 import { MockOpenAI, text, textChunk, toolCalls } from "../support/mock_openai.ts";
@@ -358,13 +359,7 @@ Deno.test("more than 32 tool calls fail with tool_limit and none is executed", a
       !p.turnEvents(t.turn_id).some((e) => e.type.startsWith("tool.")),
       "no call proposed or run",
     );
-    let exists = true;
-    try {
-      await Deno.stat(`${cwd}/ran`);
-    } catch {
-      exists = false;
-    }
-    assertEquals(exists, false);
+    assertEquals(await exists(`${cwd}/ran`), false);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
- * capText against CONTRACT.md (`max_tool_output_bytes`: "tool output kept (head and tail)
+ * truncateText (as capText) against CONTRACT.md (`max_tool_output_bytes`: "tool output kept (head and tail)
  * before `truncated: true`"): the result fits the UTF-8 budget, keeps both ends, and never cuts
  * a character in half.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { capText } from "../../server/text_cap.ts";
+import { truncateText as capText } from "../../../server/tools/output.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s).length;
 const replacements = (s: string) => [...s].filter((c) => c === "\uFFFD").length;
