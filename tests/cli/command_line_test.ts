@@ -61,3 +61,15 @@ Deno.test("exec without a prompt is a usage error", async () => {
   assertEquals(r.code, 2);
   assertMatch(r.stderr, /prompt/);
 });
+
+Deno.test("the tests run the server with exactly the flags of deno task server", async () => {
+  const { SERVER_FLAGS } = await import("../support/server_process.ts");
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const task: string = config.tasks.server;
+  assertEquals(task, `deno run ${SERVER_FLAGS.join(" ")} main.ts server`);
+  for (const name of ["server", "start", "exec", "compile"]) {
+    const t: string = config.tasks[name];
+    assertMatch(t, /--no-prompt/, `${name} runs with --no-prompt`);
+    assertEquals(/(^| )-A( |$)|--allow-all/.test(t), false, `${name} does not use -A`);
+  }
+});
