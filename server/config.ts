@@ -62,6 +62,11 @@ const positiveInt: KeyRule = {
   expected: "must be a positive integer",
   valid: (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0,
 };
+/** Timers: a positive integer that `setTimeout` can hold (it overflows past 2^31 - 1 ms). */
+const positiveMs: KeyRule = {
+  expected: "must be a positive integer of milliseconds, at most 2147483647",
+  valid: (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0 && v <= 2147483647,
+};
 const nonEmpty: KeyRule = {
   expected: "must be a non-empty string",
   valid: (v) => typeof v === "string" && v.length > 0,
@@ -89,8 +94,8 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_server_frame_bytes: positiveInt,
   max_history_bytes: positiveInt,
   max_tool_output_bytes: positiveInt,
-  tool_timeout_ms: positiveInt,
-  provider_timeout_ms: positiveInt,
+  tool_timeout_ms: positiveMs,
+  provider_timeout_ms: positiveMs,
   max_transcript_bytes: positiveInt,
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,

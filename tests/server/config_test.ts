@@ -321,3 +321,16 @@ Deno.test("a bad environment value names the variable that holds it", () => {
     if (!e.message.includes("environment variable OPENAI_BASE_URL")) throw e;
   }
 });
+
+Deno.test("timeouts past what a timer can hold are a config error", () => {
+  for (const key of ["tool_timeout_ms", "provider_timeout_ms"]) {
+    assert.throws(
+      () => parseConfigText(JSON.stringify({ [key]: 2 ** 31 }), "t.jsonc"),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(`"${key}"`),
+    );
+    assert.equal(
+      parseConfigText(JSON.stringify({ [key]: 2 ** 31 - 1 }), "t.jsonc")[key as "tool_timeout_ms"],
+      2 ** 31 - 1,
+    );
+  }
+});
