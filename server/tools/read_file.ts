@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
-import { locate, readRisk } from "./workspace.ts";
+import { locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 
 /** Lines shown when the call gives no `limit`. */
@@ -46,13 +46,21 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     failed(fileErrorMessage(e, { verb: "read", path: args.path, flag: "--allow-read" }));
   let file: Deno.FsFile;
   try {
-    const { absolute } = await locate(ctx.cwd, args.path);
+    const { root, absolute, inside } = await locate(ctx.cwd, args.path);
     const info = await Deno.stat(absolute);
     if (info.isDirectory) {
       return failed(`Cannot read "${args.path}": it is a directory; use glob to list files`);
     }
     if (!info.isFile) return failed(`Cannot read "${args.path}": it is not a regular file`);
     file = await Deno.open(absolute, { read: true });
+    // A path judged inside was not announced as a read outside: make sure the open agrees.
+    if (inside && !(await openedInside(root, absolute, file).catch(() => false))) {
+      file.close();
+      return failed(
+        `Cannot read "${args.path}": it changed while being opened and may now lead outside ` +
+          `the workspace "${root}"; nothing was read`,
+      );
+    }
   } catch (e) {
     return err(e);
   }

@@ -1,8 +1,10 @@
 /**
  * Where a path the model gave really points, and whether that is inside the workspace. Every
  * existing component is resolved through the file system (symlinks included, dangling ones
- * too), so `..`, absolute paths and symlinks cannot hide a location outside the workspace;
- * components that do not exist yet are appended as written.
+ * too), so `..`, absolute paths and symlinks cannot hide a location outside the workspace.
+ * A component that does not exist yet is kept as written, and resolution goes on after it: a
+ * `..` that climbs back out of missing components lands in a real directory again, and what
+ * follows is resolved through the file system as before (`new/../link/x` follows `link`).
  *
  * @module
  */
@@ -16,22 +18,36 @@ function isAbsent(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }
 
-async function resolvePhysical(absolute: string, links: { count: number }): Promise<string> {
+/** A path resolved so far: a physical prefix followed by `missing` components that do not exist. */
+interface Resolved {
+  path: string;
+  missing: number;
+}
+
+async function resolvePhysical(absolute: string, links: { count: number }): Promise<Resolved> {
   try {
-    return await Deno.realPath(absolute);
+    return { path: await Deno.realPath(absolute), missing: 0 };
   } catch (err) {
     if (!isAbsent(err)) throw err;
   }
   const parts = absolute.split("/").filter((p) => p !== "" && p !== ".");
   let current = "/";
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
+  let missing = 0;
+  for (const part of parts) {
     if (part === "..") {
-      // `current` is already physical, so its parent is the one the kernel would use.
+      // `current` is physical (or physical plus missing names), so its parent is the one the
+      // kernel would use once the missing directories exist.
       current = path.dirname(current);
+      if (missing > 0) missing--;
       continue;
     }
     const next = path.join(current, part);
+    if (missing > 0) {
+      // Below a missing directory nothing exists yet.
+      current = next;
+      missing++;
+      continue;
+    }
     try {
       current = await Deno.realPath(next);
       continue;
@@ -48,18 +64,28 @@ async function resolvePhysical(absolute: string, links: { count: number }): Prom
         throw err;
       }
     }
-    if (target === undefined) return path.resolve(current, ...parts.slice(i));
+    if (target === undefined) {
+      current = next;
+      missing = 1;
+      continue;
+    }
     if (++links.count > MAX_LINKS) {
       throw new Deno.errors.FilesystemLoop(`Too many symbolic links resolving "${absolute}"`);
     }
-    current = await resolvePhysical(path.resolve(current, target), links);
+    // Not normalised: a `..` in the target must go up from where its symlinks point.
+    const resolved = await resolvePhysical(
+      path.isAbsolute(target) ? target : `${current}/${target}`,
+      links,
+    );
+    current = resolved.path;
+    missing = resolved.missing;
   }
-  return current;
+  return { path: current, missing };
 }
 
 /**
  * The physical absolute path of `absolute`: symlinks and `..` resolved for every component
- * that exists, the rest appended lexically.
+ * that exists, missing ones kept as written (a `..` after one removes it again).
  *
  * @example
  * ```ts
@@ -75,7 +101,7 @@ export function physicalPath(absolute: string): Promise<string> {
     throw new TypeError(`Cannot resolve "${absolute}": the path must be absolute`);
   }
   // No lexical normalisation: `link/..` must go up from where the link points, as in the kernel.
-  return resolvePhysical(absolute, { count: 0 });
+  return resolvePhysical(absolute, { count: 0 }).then((r) => r.path);
 }
 
 /**
@@ -120,6 +146,39 @@ export async function locate(cwd: string, userPath: string): Promise<Located> {
   const root = await Deno.realPath(cwd);
   const absolute = await physicalPath(path.isAbsolute(userPath) ? userPath : `${root}/${userPath}`);
   return { root, absolute, inside: isInside(root, absolute) };
+}
+
+/**
+ * Whether `file`, opened at `absolute`, really is the file `absolute` names now and that lies
+ * inside `root`: the second guard of a `read` call, run after opening, so that a symlink
+ * swapped in between the approval check and the open cannot lead a read outside unannounced.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openedInside } from "./workspace.ts";
+ * const root = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(`${root}/a.txt`, "a");
+ * using file = await Deno.open(`${root}/a.txt`);
+ * assert(await openedInside(root, `${root}/a.txt`, file));
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export async function openedInside(
+  root: string,
+  absolute: string,
+  file: Deno.FsFile,
+): Promise<boolean> {
+  let real: string;
+  try {
+    real = await Deno.realPath(absolute);
+  } catch (err) {
+    if (isAbsent(err)) return false; // gone or replaced since the open
+    throw err;
+  }
+  if (!isInside(root, real)) return false;
+  const [opened, named] = await Promise.all([file.stat(), Deno.stat(real)]);
+  return opened.dev === named.dev && opened.ino === named.ino;
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   displayPath,
   isInside,
   locate,
+  openedInside,
   physicalPath,
   readRisk,
   writeTarget,
@@ -160,5 +161,43 @@ Deno.test("atomicWrite leaves no temporary file behind when the rename fails", a
     await assert.rejects(atomicWrite(ws, `${ws}/dir`, new TextEncoder().encode("x")));
     assert.deepEqual([...Deno.readDirSync(ws)].map((e) => e.name), ["dir"]);
     assert.deepEqual([...Deno.readDirSync(`${ws}/dir`)], []);
+  });
+});
+
+Deno.test("locate resolves a symlink after .. out of a missing directory", async () => {
+  await withDirs(async (ws, outside) => {
+    await Deno.writeTextFile(`${outside}/secret.txt`, "s");
+    await Deno.symlink(outside, `${ws}/link`);
+    // `newdir` does not exist; once past it, `link` must still be followed.
+    const l = await locate(ws, "newdir/../link/secret.txt");
+    assert.equal(l.absolute, `${outside}/secret.txt`);
+    assert.equal(l.inside, false);
+    assert.equal(await readRisk(ws, "newdir/../link/secret.txt"), "write");
+    assert.equal(await readRisk(ws, "a/b/../../link/secret.txt"), "write");
+    const w = await writeTarget(ws, "newdir/../link/new.txt", "write");
+    assert.equal(w.ok, false);
+  });
+});
+
+Deno.test("locate keeps missing components and drops them again on ..", async () => {
+  await withDirs(async (ws) => {
+    assert.equal((await locate(ws, "a/b/../c.txt")).absolute, `${ws}/a/c.txt`);
+    assert.equal((await locate(ws, "a/../../ws/x")).absolute, `${ws}/x`);
+    assert.equal((await locate(ws, "a/../..")).inside, false);
+  });
+});
+
+Deno.test("openedInside rejects a file swapped for a symlink to outside after the open", async () => {
+  await withDirs(async (ws, outside) => {
+    await Deno.writeTextFile(`${ws}/a.txt`, "inside");
+    await Deno.writeTextFile(`${outside}/secret.txt`, "secret");
+    using inner = await Deno.open(`${ws}/a.txt`);
+    assert.equal(await openedInside(ws, `${ws}/a.txt`, inner), true);
+    await Deno.remove(`${ws}/a.txt`);
+    await Deno.symlink(`${outside}/secret.txt`, `${ws}/a.txt`);
+    assert.equal(await openedInside(ws, `${ws}/a.txt`, inner), false);
+    // Opening through the symlink reaches a file outside.
+    using outer = await Deno.open(`${ws}/a.txt`);
+    assert.equal(await openedInside(ws, `${ws}/a.txt`, outer), false);
   });
 });
