@@ -19,10 +19,61 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
+/** The physical path of the deepest ancestor of `dir` (or `dir` itself) that exists. */
+async function deepestExisting(dir: string): Promise<{ real: string; missing: string[] }> {
+  const missing: string[] = [];
+  for (let p = dir;; p = path.dirname(p)) {
+    try {
+      return { real: await Deno.realPath(p), missing: missing.reverse() };
+    } catch (err) {
+      const absent = err instanceof Deno.errors.NotFound ||
+        err instanceof Deno.errors.NotADirectory;
+      if (!absent || p === "/") throw err;
+    }
+    missing.push(path.basename(p));
+  }
+}
+
+/**
+ * Creates the parent directory of `absolute` without ever creating anything outside `root`:
+ * the deepest existing ancestor is checked first, then the missing directories are made one
+ * at a time, each checked again after it is made (a symlink may appear in between). Returns
+ * the parent's physical path.
+ */
+async function makeParent(root: string, absolute: string): Promise<string> {
+  const { real, missing } = await deepestExisting(path.dirname(absolute));
+  if (!isInside(root, real)) throw new OutsideWorkspaceError(real, root);
+  let current = real;
+  for (const name of missing) {
+    const next = path.join(current, name);
+    try {
+      await Deno.mkdir(next);
+    } catch (err) {
+      // Made meanwhile by someone else: fine if it is a directory inside, checked below.
+      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+    }
+    try {
+      current = await Deno.realPath(next);
+    } catch (err) {
+      // A dangling symlink was planted at `next`.
+      if (err instanceof Deno.errors.NotFound) {
+        throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
+      }
+      throw err;
+    }
+    if (!isInside(root, current)) throw new OutsideWorkspaceError(current, root);
+  }
+  if (!(await Deno.stat(current)).isDirectory) {
+    throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
+  }
+  return current;
+}
+
 /**
  * Writes `data` to `absolute` (physical, inside the physical `root`), creating parent
- * directories. Throws `OutsideWorkspaceError` if the parent no longer resolves inside `root`,
- * and the file system's errors otherwise; on failure no temporary file is left behind.
+ * directories. Throws `OutsideWorkspaceError`, before creating anything, if the parent no
+ * longer resolves inside `root`, and the file system's errors otherwise; on failure no
+ * temporary file is left behind.
  *
  * @example
  * ```ts
@@ -38,17 +89,7 @@ export async function atomicWrite(root: string, absolute: string, data: Uint8Arr
   if (!isInside(root, absolute) || absolute === root) {
     throw new OutsideWorkspaceError(absolute, root);
   }
-  try {
-    await Deno.mkdir(path.dirname(absolute), { recursive: true });
-  } catch (err) {
-    // mkdir -p reports a file in the way as "already exists", which misleads.
-    if (err instanceof Deno.errors.AlreadyExists) {
-      throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
-    }
-    throw err;
-  }
-  const parent = await Deno.realPath(path.dirname(absolute));
-  if (!isInside(root, parent)) throw new OutsideWorkspaceError(parent, root);
+  const parent = await makeParent(root, absolute);
   const target = path.join(parent, path.basename(absolute));
 
   let mode: number | undefined;
@@ -60,7 +101,8 @@ export async function atomicWrite(root: string, absolute: string, data: Uint8Arr
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
 
-  const temp = path.join(parent, `.${path.basename(target)}.scv-${crypto.randomUUID()}.tmp`);
+  // A fixed-length name, so that a target name near the file system's limit still fits.
+  const temp = path.join(parent, `.scv-${crypto.randomUUID()}.tmp`);
   try {
     await Deno.writeFile(temp, data, { createNew: true, mode: 0o644 });
     // Keep an existing file's permissions (an executable script stays executable).

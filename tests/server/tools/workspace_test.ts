@@ -201,3 +201,33 @@ Deno.test("openedInside rejects a file swapped for a symlink to outside after th
     assert.equal(await openedInside(ws, `${ws}/a.txt`, outer), false);
   });
 });
+
+Deno.test("atomicWrite refused outside creates no directory there", async () => {
+  await withDirs(async (ws, outside) => {
+    await Deno.symlink(outside, `${ws}/link`);
+    // Judged inside by its text; `link` leads outside, so nothing may be made below it.
+    await assert.rejects(
+      atomicWrite(ws, `${ws}/link/a/b/x.txt`, new TextEncoder().encode("x")),
+      OutsideWorkspaceError,
+    );
+    assert.deepEqual([...Deno.readDirSync(outside)], []);
+  });
+});
+
+Deno.test("atomicWrite creates missing directories one by one inside the workspace", async () => {
+  await withDirs(async (ws) => {
+    await atomicWrite(ws, `${ws}/a/b/c/x.txt`, new TextEncoder().encode("x"));
+    assert.equal(await Deno.readTextFile(`${ws}/a/b/c/x.txt`), "x");
+    assert.deepEqual([...Deno.readDirSync(`${ws}/a/b/c`)].map((e) => e.name), ["x.txt"]);
+  });
+});
+
+Deno.test("atomicWrite writes a file whose name is 250 characters long", async () => {
+  await withDirs(async (ws) => {
+    const name = "n".repeat(246) + ".txt";
+    assert.equal(name.length, 250);
+    await atomicWrite(ws, `${ws}/${name}`, new TextEncoder().encode("long"));
+    assert.equal(await Deno.readTextFile(`${ws}/${name}`), "long");
+    assert.deepEqual([...Deno.readDirSync(ws)].map((e) => e.name), [name]);
+  });
+});

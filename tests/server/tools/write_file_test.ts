@@ -153,3 +153,26 @@ Deno.test("write_file fails clearly when a parent is a file", async () => {
     });
   });
 });
+
+Deno.test("write_file refused through a symlink after .. creates nothing outside", async () => {
+  await withDirs(async (ws, outside) => {
+    await Deno.symlink(outside, `${ws}/link`);
+    const r = await writeFileTool.run(
+      { path: "newdir/../link/sub/x.txt", content: "x" },
+      context(ws),
+    );
+    assert.equal(r.success, false);
+    assert.match(r.output, /outside the workspace/);
+    assert.deepEqual(names(outside), []);
+    assert.deepEqual(names(ws), ["link"]);
+  });
+});
+
+Deno.test("write_file writes a file whose name is 250 characters long", async () => {
+  await withDirs(async (ws) => {
+    const name = `${"x".repeat(246)}.txt`;
+    const r = await writeFileTool.run({ path: name, content: "ok" }, context(ws));
+    assert.equal(r.success, true, r.output);
+    assert.deepEqual(names(ws), [name]);
+  });
+});
