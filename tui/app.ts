@@ -31,7 +31,7 @@ import {
   PASTE_ON,
   SYNC_END,
 } from "./terminal.ts";
-import { colorEnabled, makeStyle } from "./text.ts";
+import { colorEnabled, makeStyle, sanitize } from "./text.ts";
 import { LogSink, openServer, type ServerLink } from "./server_link.ts";
 
 /** Options of {@link runApp}. */
@@ -344,7 +344,8 @@ export async function runApp(options: AppOptions): Promise<number> {
     }
     globalThis.removeEventListener("unhandledrejection", onRejection);
     globalThis.removeEventListener("error", onError);
-    if (message) console.error(message);
+    // The message may quote the server (its error text, its last log lines): never raw.
+    if (message) console.error(sanitize(message));
     await saving;
     if (link) await link.shutdown(SHUTDOWN_MS);
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sanitize } from "./text.ts";
 
 /** The composer's text and cursor offset. */
 export interface Buffer {
@@ -39,7 +40,9 @@ export function nextBoundary(text: string, at: number): number {
 }
 
 /**
- * Inserts text at the cursor, normalising CR and CRLF line ends to LF.
+ * Inserts text at the cursor, normalising CR and CRLF line ends to LF, expanding tabs and
+ * dropping escape sequences and other control characters (a paste may carry any bytes), so the
+ * buffer only ever holds text that is safe to draw.
  *
  * @example
  * ```ts
@@ -49,7 +52,7 @@ export function nextBoundary(text: string, at: number): number {
  * ```
  */
 export function insert(b: Buffer, s: string): Buffer {
-  const clean = s.replace(/\r\n?/g, "\n").replace(/\t/g, "    ");
+  const clean = sanitize(s.replace(/\r\n?/g, "\n"));
   return {
     text: b.text.slice(0, b.cursor) + clean + b.text.slice(b.cursor),
     cursor: b.cursor + clean.length,
@@ -193,7 +196,7 @@ export function killToLineEnd(b: Buffer): Buffer {
   return { text: b.text.slice(0, b.cursor) + b.text.slice(stop), cursor: b.cursor };
 }
 
-/** A buffer holding `text` with the cursor at its end. */
+/** A buffer holding `text` (cleaned as by {@link insert}) with the cursor at its end. */
 export function fromText(text: string): Buffer {
-  return { text, cursor: text.length };
+  return insert(EMPTY_BUFFER, text);
 }

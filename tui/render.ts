@@ -12,6 +12,7 @@ import { renderDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { type ClientState, formatTokens, type TranscriptItem } from "./state.ts";
 import {
+  controlPicture,
   displayWidth,
   padTo,
   sanitize,
@@ -211,7 +212,8 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
  * Lays out the composer: rows hard-wrapped at `width` columns by display width, with the
- * cursor drawn as an inverse cell, and the row the cursor is on.
+ * cursor drawn as an inverse cell, and the row the cursor is on. Control characters are shown
+ * as pictures (`␛`), never written raw.
  */
 export function layoutComposer(
   b: Buffer,
@@ -230,7 +232,10 @@ export function layoutComposer(
   for (const line of b.text.split("\n")) {
     let row = "";
     let rowWidth = 0;
-    for (const { segment: g, index } of segmenter.segment(line)) {
+    for (const { segment, index } of segmenter.segment(line)) {
+      // The buffer is cleaned on insert; should a control character get in anyway, it is drawn
+      // as a visible picture of the same length in graphemes, so the cursor offsets still hold.
+      const g = controlPicture(segment);
       const gw = Math.max(displayWidth(g), g === "" ? 0 : 1);
       if (rowWidth + gw > w - 1 && rowWidth > 0) {
         rows.push(row);

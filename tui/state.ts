@@ -320,6 +320,39 @@ function completeStreaming(state: ClientState, content: string): void {
   endStreaming(state);
 }
 
+/** Fields whose values are sent back to the server as they came, so never rewritten. */
+const ID_FIELDS = new Set([
+  "type",
+  "request_id",
+  "session_id",
+  "turn_id",
+  "call_id",
+  "approval_id",
+]);
+
+function cleanValue(value: unknown): unknown {
+  if (typeof value === "string") return sanitize(value);
+  if (Array.isArray(value)) return value.map(cleanValue);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = cleanValue(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The one place where server text is made safe for the terminal: a copy of the event with
+ * every string (assistant text, tool names, arguments and output, summaries, paths, the model,
+ * error messages) passed through {@link sanitize}, except the identifiers. The renderer
+ * sanitizes again where it draws, as a second line of defence.
+ */
+export function cleanEvent(event: ServerEvent): ServerEvent {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(event)) out[k] = ID_FIELDS.has(k) ? v : cleanValue(v);
+  return out as ServerEvent;
+}
+
 function sessionEventSeq(event: ServerEvent): number | undefined {
   return "seq" in event && typeof event.seq === "number" ? event.seq : undefined;
 }
@@ -341,8 +374,9 @@ function sessionEventSeq(event: ServerEvent): number | undefined {
  * assert(s.connection === "ready" && s.session?.id === "s1");
  * ```
  */
-export function applyEvent(state: ClientState, event: ServerEvent): Effect[] {
+export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
   state.version++;
+  const event = cleanEvent(raw);
   const effects: Effect[] = [];
   if (event.type === "initialized") return effects;
   if (event.type === "session.started") {
@@ -434,12 +468,12 @@ export function applyEvent(state: ClientState, event: ServerEvent): Effect[] {
       if (turn.cancelRequested) effects.push(cancelEffect(state, turn));
       break;
     case "assistant.delta":
-      state.streamText += sanitize(event.content);
+      state.streamText += event.content;
       if (event.content.includes("\n")) commitCompleteBlocks(state);
       if (turn.phase !== "cancelling") turn.phase = "streaming";
       break;
     case "assistant.completed":
-      completeStreaming(state, sanitize(event.content));
+      completeStreaming(state, event.content);
       if (turn.phase !== "cancelling") turn.phase = "thinking";
       break;
     case "tool.proposed":

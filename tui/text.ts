@@ -157,11 +157,58 @@ export function padTo(s: string, width: number): string {
   return s + " ".repeat(width - w);
 }
 
-/** Removes control characters that would move the cursor or change terminal modes. */
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+/**
+ * Terminal escape sequences, removed whole so that no parameter text is left behind: CSI
+ * (`ESC [` or C1 `0x9b`, parameters, intermediates, final byte), the string sequences OSC, DCS,
+ * SOS, PM and APC up to their terminator (BEL, `ESC \` or C1 ST; bodies past 4096 characters
+ * are left as text rather than scanned further), and two-byte escapes such as `ESC c`.
+ */
+const ESCAPE_SEQUENCE =
+  // deno-lint-ignore no-control-regex -- matching escape sequences is the point
+  /\x1b\[[0-?]*[ -\/]*[@-~]|\x9b[0-?]*[ -\/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)|\x1b[ -\/]*[0-~]/g;
+// deno-lint-ignore no-control-regex -- removing control characters is the point
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Makes text from outside (the server, the model, a tool, a paste) safe to show: escape
+ * sequences are removed whole, every other C0 and C1 control character (CR included) is
+ * dropped, `\n` is kept and `\t` becomes four spaces. Nothing in the result can move the
+ * cursor, change a terminal mode or set a title.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sanitize } from "./text.ts";
+ * assert(sanitize("a\x1b[2Jb\x07\tc\n") === "ab    c\n");
+ * ```
+ */
 export function sanitize(s: string): string {
-  // Keep \n and \t; drop ESC and other C0/C1 controls, which could corrupt the screen.
-  // deno-lint-ignore no-control-regex -- removing control characters is the point
-  return s.replace(/\t/g, "    ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
+  const t = s.includes("\t") ? s.replace(/\t/g, "    ") : s;
+  if (!CONTROL.test(t)) return t;
+  return t.replace(ESCAPE_SEQUENCE, "").replace(CONTROLS, "");
+}
+
+/**
+ * A visible stand-in for a control character, one column wide: the Unicode control picture
+ * for C0 and DEL (`␛` for ESC), `�` for C1. Other text is returned unchanged. For places that
+ * must keep offsets into the text, where removing a character would move them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { controlPicture } from "./text.ts";
+ * assert(controlPicture("\x1b") === "␛" && controlPicture("a") === "a");
+ * ```
+ */
+export function controlPicture(g: string): string {
+  if (!CONTROL.test(g)) return g;
+  return g.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? "\u2421" : "\ufffd";
+  });
 }
 
 /** SGR styling functions; each returns its input unchanged when colour is off. */

@@ -58,3 +58,8 @@ Deno.test("composer delete forward removes the grapheme under the cursor", () =>
   assertEquals(show(ed.deleteForward(buf("a|日b"))), "a|b");
   assertEquals(show(ed.deleteForward(buf("ab|"))), "ab|");
 });
+
+Deno.test("composer insert drops escape sequences and control characters", () => {
+  assertEquals(show(ed.insert(buf("x|y"), "a\x1b[2J\x1b[Hb\x07\tc")), "xab    c|y");
+  assertEquals(show(ed.fromText("old\x1b]0;title\x07 entry")), "old entry|");
+});

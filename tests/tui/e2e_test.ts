@@ -246,6 +246,23 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "e2e: a paste holding escape sequences neither clears the screen nor hides the status line",
+  opts,
+  async () => {
+    await withTui({ script: [] }, async (s) => {
+      s.paste("abc\x1b[2J\x1b[Hxyz\x07");
+      const pane = await s.waitFor("abcxyz");
+      assert(pane.includes("Type a prompt and press Enter"), `the screen was wiped:\n${pane}`);
+      assert(/^› abcxyz/m.test(pane), pane);
+      assert(/ctx 0\/128k \(0%\)\s+idle\s*$/m.test(pane), `no status line:\n${pane}`);
+      s.type("!");
+      const after = await s.waitFor("abcxyz!");
+      assert(/idle\s*$/m.test(after), after);
+    });
+  },
+);
+
 Deno.test("e2e: Ctrl+C twice on an empty composer exits", opts, async () => {
   await withTui({ script: [] }, async (s) => {
     s.keys("C-c");

@@ -85,5 +85,5 @@ Deno.test("markdown wraps CJK paragraphs by display width", () => {
 });
 
 Deno.test("markdown strips escape sequences from model text", () => {
-  assertEquals(renderMarkdown("a\x1b[2Jb", plain), ["a[2Jb"]);
+  assertEquals(renderMarkdown("a\x1b[2Jb", plain), ["ab"]);
 });

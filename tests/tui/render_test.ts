@@ -1,12 +1,13 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import {
   createRenderCache,
+  layoutComposer,
   renderItem,
   renderLive,
   statusLine,
   type View,
 } from "../../tui/render.ts";
-import { applyKey, drainOutbox, finishItem } from "../../tui/state.ts";
+import { applyEvent, applyKey, drainOutbox, finishItem } from "../../tui/state.ts";
 import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -220,4 +221,69 @@ Deno.test("a streamed delta writes the same bytes with 10 or 10,000 finished ite
   const sorted = [...large].sort((a, b) => a - b);
   assert(sorted[25]! < 150, `a delta rewrites one line, got ${sorted[25]} bytes`);
   assert(sorted[49]! < 1200, `a new row redraws the small region, got ${sorted[49]} bytes`);
+});
+
+/** Escape sequences other than the SGR styling the renderer adds itself. */
+// deno-lint-ignore no-control-regex -- looking for escape codes is the point
+const FOREIGN_ESCAPE = /\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]/;
+
+Deno.test("a paste with escape sequences never reaches the live region raw", () => {
+  const s = readyState();
+  applyKey(s, { type: "paste", text: "a\x1b[2J\x1b[Hb\x07c" });
+  const lines = renderLive(s, view, createRenderCache());
+  for (const l of lines) {
+    assert(!l.includes("\x1b[2J") && !l.includes("\x07"), JSON.stringify(l));
+    assert(!FOREIGN_ESCAPE.test(l), JSON.stringify(l));
+  }
+  assert(lines.includes("› abc\x1b[7m \x1b[27m"), JSON.stringify(lines));
+});
+
+Deno.test("a composer row holding a control character shows its picture instead", () => {
+  const { rows, cursorRow } = layoutComposer(
+    { text: "a\x1b[2Jb", cursor: 1 },
+    40,
+    makeStyle(false),
+  );
+  assertEquals(cursorRow, 0);
+  assertEquals(rows, ["a\x1b[7m\u241b\x1b[27m[2Jb"]);
+});
+
+Deno.test("server text with escape sequences is drawn without them", () => {
+  const s = readyState();
+  applyAll(s, [{
+    type: "session.started",
+    request_id: "c2",
+    session_id: "s1",
+    cwd: "/work/\x1b]0;pwned\x07project",
+    model: "gpt\x1b[2J-test",
+    context_max_tokens: 128000,
+    max_server_frame_bytes: 8388608,
+    max_transcript_bytes: 8388608,
+    max_transcript_items: 10000,
+    max_prompt_history_bytes: 1048576,
+    max_prompt_history_items: 200,
+  }]);
+  applyKey(s, { type: "text", text: "go" });
+  applyKey(s, { type: "key", name: "enter", ctrl: false, alt: false, shift: false });
+  const t = new TurnScript(s.turn!.requestId);
+  applyAll(s, [
+    t.started(),
+    t.proposed("c1", "ba\x1b[Hsh", { command: "ls\x1b[2J" }),
+    t.approval("c1", "ba\x1b[Hsh", "Run\x1b[31m shell"),
+    t.toolCompleted("c1", "ba\x1b[Hsh", false, "out\x1b]52;c;Y2xpcA==\x07put"),
+    t.delta("answer\x1b[1;1H text"),
+  ]);
+  applyEvent(s, {
+    type: "error",
+    request_id: "x",
+    code: "invalid_request",
+    message: "bad\x1b[2J request",
+    fatal: false,
+  });
+  const live = renderLive(s, view, createRenderCache());
+  const above = drainOutbox(s).flatMap((item) => renderItem(item, view));
+  for (const l of [...live, ...above]) assert(!FOREIGN_ESCAPE.test(l), JSON.stringify(l));
+  assert(live.at(-1)!.startsWith("gpt-test · ~/project"), live.at(-1));
+  assert(above.some((l) => l.includes("✗ ba") && l.includes("sh")), above.join("\n"));
+  assert(above.some((l) => l.includes("bad request")), above.join("\n"));
 });

@@ -1,6 +1,7 @@
 import { assertEquals } from "../support/assert.ts";
 import {
   colorEnabled,
+  controlPicture,
   displayWidth,
   makeStyle,
   sanitize,
@@ -39,7 +40,26 @@ Deno.test("truncate cuts by display width and adds an ellipsis", () => {
 });
 
 Deno.test("sanitize removes escape and control characters that could corrupt the screen", () => {
-  assertEquals(sanitize("a\x1b[2Jb\rc\x07\td\n"), "a[2Jbc    d\n");
+  assertEquals(sanitize("a\x1b[2Jb\rc\x07\td\n"), "abc    d\n");
+});
+
+Deno.test("sanitize removes whole escape sequences, not only their ESC", () => {
+  assertEquals(sanitize("a\x1b[2J\x1b[Hb"), "ab", "CSI");
+  assertEquals(sanitize("a\x1b[38;5;196mb\x1b[0m"), "ab", "SGR with parameters");
+  assertEquals(sanitize("a\x1b]0;title\x07b"), "ab", "OSC ended by BEL");
+  assertEquals(sanitize("a\x1b]8;;http://x\x1b\\b"), "ab", "OSC ended by ST");
+  assertEquals(sanitize("a\x1bPq#0\x1b\\b"), "ab", "DCS");
+  assertEquals(sanitize("a\x1bcb\x1b(Bc"), "abc", "two-byte and charset escapes");
+  assertEquals(sanitize("a\x9b2Jb\x9d0;t\x9cc"), "abc", "C1 CSI and OSC");
+  assertEquals(sanitize("a\x1b]0;never ended"), "a0;never ended", "an unended OSC loses its ESC");
+  assertEquals(sanitize("plain 日本 text\n"), "plain 日本 text\n");
+});
+
+Deno.test("controlPicture shows a control character as one visible column", () => {
+  assertEquals(controlPicture("\x1b"), "\u241b");
+  assertEquals(controlPicture("\x07"), "\u2407");
+  assertEquals(controlPicture("\x9b"), "\ufffd");
+  assertEquals(controlPicture("é"), "é");
 });
 
 Deno.test("colour is off under NO_COLOR, TERM=dumb and no TERM; on under FORCE_COLOR", () => {
