@@ -15,6 +15,7 @@ import {
   addNotice,
   applyEvent,
   applyKey,
+  applySendFailure,
   type ClientState,
   createState,
   drainOutbox,
@@ -87,6 +88,9 @@ export async function runApp(options: AppOptions): Promise<number> {
       maxBytes: config.max_transcript_bytes,
     },
     serverLabel: options.serverCommand ? `command: ${options.serverCommand}` : "in-process",
+    // The in-process server runs with this very config; a spawned one's limit is not reported,
+    // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
+    ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
   });
   const style = makeStyle(colorEnabled(env));
   const home = env("HOME");
@@ -157,7 +161,7 @@ export async function runApp(options: AppOptions): Promise<number> {
         case "send":
           if (!link) break;
           link.client.send(fx.message).catch((e) => {
-            addNotice(state, "error", `Could not send ${fx.message.type}: ${errorText(e)}`);
+            applySendFailure(state, fx.message, errorText(e));
             schedule();
           });
           break;

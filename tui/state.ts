@@ -62,6 +62,8 @@ export type TurnPhase = "starting" | "thinking" | "streaming" | "tool" | "approv
 /** The running turn. */
 export interface TurnState {
   requestId: string;
+  /** The prompt sent, given back to the composer if the server refuses to start the turn. */
+  prompt: string;
   /** Unknown until `turn.started` arrives. */
   turnId?: string;
   phase: TurnPhase;
@@ -130,6 +132,8 @@ export interface ClientState {
   nextRequest: number;
   /** Bounds of `transcript`, from `session.started` (defaults before it). */
   transcriptLimits: { maxItems: number; maxBytes: number };
+  /** The largest prompt sent, in UTF-8 bytes; a larger one stays in the composer. */
+  maxPromptBytes: number;
 }
 
 /** Something the I/O shell must do after a state change. */
@@ -147,7 +151,17 @@ export interface CreateStateOptions {
   historyEntries?: readonly string[];
   transcriptLimits?: { maxItems: number; maxBytes: number };
   serverLabel?: string;
+  /** The server's `max_prompt_bytes` when known; {@link DEFAULT_MAX_PROMPT_BYTES} otherwise. */
+  maxPromptBytes?: number;
 }
+
+/**
+ * The protocol's prompt limit (`max_prompt_bytes`, 256 KiB by default). `session.started` does
+ * not report the server's value, so a client that cannot know it assumes the default. Checking
+ * before sending matters: a prompt that makes the frame exceed `max_client_frame_bytes` is
+ * answered with an `error` that has no `request_id`.
+ */
+export const DEFAULT_MAX_PROMPT_BYTES = 262144;
 
 /**
  * A fresh state, connecting.
@@ -188,6 +202,7 @@ export function createState(options: CreateStateOptions): ClientState {
     version: 0,
     nextRequest: 1,
     transcriptLimits: options.transcriptLimits ?? { maxItems: 10000, maxBytes: 8 * 1024 * 1024 },
+    maxPromptBytes: options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
   };
 }
 
@@ -585,12 +600,24 @@ function endTurn(state: ClientState): void {
   if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
 }
 
-/** Queued prompts of a cancelled or failed turn go back to the composer instead of running. */
-function restoreQueued(state: ClientState): void {
-  if (state.queued.length === 0) return;
-  const text = [...state.queued, state.composer.text].filter((t) => t !== "").join("\n");
+/**
+ * Queued prompts of a cancelled or failed turn go back to the composer instead of running,
+ * after `refused` (the prompt of a turn the server did not start) and before the draft.
+ */
+function restoreQueued(state: ClientState, refused?: string): void {
+  if (state.queued.length === 0 && refused === undefined) return;
+  const text = [refused ?? "", ...state.queued, state.composer.text].filter((t) => t !== "")
+    .join("\n");
   state.queued = [];
   state.composer = ed.fromText(text);
+}
+
+/** The turn was never started: forget it and give its prompt back to the composer. */
+function refuseStart(state: ClientState, turn: TurnState): void {
+  state.turn = undefined;
+  if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
+  restoreQueued(state, turn.prompt);
+  notice(state, "info", "The prompt was not sent; it is back in the composer");
 }
 
 function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[] {
@@ -604,15 +631,19 @@ function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[]
     });
     return effects;
   }
-  if (state.turn && event.request_id === state.turn.requestId && !state.turn.turnId) {
+  // An error without a request id answers a frame the server could not read as a request, such
+  // as one over max_client_frame_bytes; this client only sends valid frames, so it is the
+  // answer to the request still waiting for one.
+  const answers = (id: string) => event.request_id === id || event.request_id === undefined;
+  notice(state, "error", `Error (${event.code}): ${event.message}`);
+  const turn = state.turn;
+  if (turn && !turn.turnId && answers(turn.requestId)) {
     // turn.start was refused: the turn never began.
-    state.turn = undefined;
-    restoreQueued(state);
+    refuseStart(state, turn);
   }
-  if (state.clearing !== undefined && event.request_id === state.clearing) {
+  if (state.clearing !== undefined && answers(state.clearing)) {
     state.clearing = undefined;
   }
-  notice(state, "error", `Error (${event.code}): ${event.message}`);
   return effects;
 }
 
@@ -636,7 +667,7 @@ function startTurn(state: ClientState, prompt: string): Effect[] {
     return [];
   }
   const id = requestId(state);
-  state.turn = { requestId: id, phase: "starting", cancelRequested: false };
+  state.turn = { requestId: id, prompt, phase: "starting", cancelRequested: false };
   finishItem(state, { kind: "user", text: prompt });
   return [{
     kind: "send",
@@ -652,6 +683,13 @@ export const HELP_TEXT = [
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
   "Approvals: y approve · n deny · ←/→ and Enter choose",
 ].join("\n");
+
+/** Formats a byte count: `900 bytes`, `256 KiB`, `1.5 MiB`. */
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const [v, unit] = n < 1024 * 1024 ? [n / 1024, "KiB"] : [n / (1024 * 1024), "MiB"];
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${unit}`;
+}
 
 /** Formats a token count: `950`, `12.3k`, `1.2M`. */
 export function formatTokens(n: number): string {
@@ -717,14 +755,31 @@ function runCommand(state: ClientState, line: string): Effect[] {
 function submit(state: ClientState): Effect[] {
   const text = state.composer.text;
   if (text.trim() === "") return [];
-  state.composer = ed.EMPTY_BUFFER;
   const effects: Effect[] = [];
   if (/^\/[a-z]+\s*$/i.test(text.trim())) {
+    state.composer = ed.EMPTY_BUFFER;
     state.history.add(text);
     effects.push({ kind: "save-history" });
     effects.push(...runCommand(state, text));
     return effects;
   }
+  // A prompt that cannot be sent stays in the composer, so nothing typed is lost.
+  if (!state.session) {
+    notice(state, "error", "Not connected to a session yet; the prompt is kept in the composer");
+    return effects;
+  }
+  const bytes = encoder.encode(text).length;
+  if (bytes > state.maxPromptBytes) {
+    notice(
+      state,
+      "error",
+      `The prompt is ${formatBytes(bytes)}, over the server's limit of ${
+        formatBytes(state.maxPromptBytes)
+      }; it was not sent and is kept in the composer`,
+    );
+    return effects;
+  }
+  state.composer = ed.EMPTY_BUFFER;
   state.history.add(text);
   effects.push({ kind: "save-history" });
   if (state.turn) {
@@ -937,6 +992,48 @@ function historyStep(state: ClientState, dir: -1 | 1): Effect[] {
   const text = dir < 0 ? state.history.previous(state.composer.text) : state.history.next();
   if (text !== undefined) state.composer = ed.fromText(text);
   return [];
+}
+
+/**
+ * Records that a message could not be sent (the server's input is gone or broken). A
+ * `turn.start` that never left ends its turn, its prompt back in the composer; a
+ * `session.clear` stops waiting; a `turn.cancel` can be tried again.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { applySendFailure, createState } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * applySendFailure(s, { type: "session.clear", request_id: "r", session_id: "s" }, "broken pipe");
+ * assert(s.transcript.some((i) => i.kind === "notice" && i.text.includes("broken pipe")));
+ * ```
+ */
+export function applySendFailure(
+  state: ClientState,
+  message: OutgoingMessage,
+  error: string,
+): void {
+  state.version++;
+  notice(state, "error", `Could not send ${message.type}: ${error}`);
+  const turn = state.turn;
+  switch (message.type) {
+    case "turn.start":
+      if (turn && !turn.turnId && turn.requestId === message.request_id) {
+        refuseStart(state, turn);
+      }
+      break;
+    case "session.clear":
+      if (state.clearing === message.request_id) state.clearing = undefined;
+      break;
+    case "turn.cancel":
+      if (turn && turn.phase === "cancelling" && turn.turnId === message.turn_id) {
+        turn.phase = "thinking";
+        if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 /** Marks the connection closed; the shell reports it and exits. */

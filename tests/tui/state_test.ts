@@ -3,7 +3,10 @@ import type { KeyEvent } from "../../tui/keys.ts";
 import {
   applyEvent,
   applyKey,
+  applySendFailure,
   type ClientState,
+  createState,
+  DEFAULT_MAX_PROMPT_BYTES,
   drainOutbox,
   type Effect,
 } from "../../tui/state.ts";
@@ -406,4 +409,87 @@ Deno.test("a canonical message that differs from the stream is written whole", (
   drainOutbox(s);
   applyAll(s, [t.completedText("something else")]);
   assertEquals(drainOutbox(s), [{ kind: "assistant", text: "something else" }]);
+});
+
+Deno.test("a prompt over 256 KiB is refused locally and kept in the composer", () => {
+  assertEquals(DEFAULT_MAX_PROMPT_BYTES, 262144);
+  const s = readyState();
+  const big = "é".repeat(DEFAULT_MAX_PROMPT_BYTES / 2) + "x"; // one byte over, counted in UTF-8
+  applyKey(s, { type: "paste", text: big });
+  assertEquals(sent(applyKey(s, k("enter"))), []);
+  assertEquals(s.turn, undefined);
+  assertEquals(s.composer.text, big);
+  assert(
+    s.transcript.some((i) =>
+      i.kind === "notice" && i.level === "error" && i.text.includes("over the server's limit")
+    ),
+  );
+  applyKey(s, k("backspace")); // exactly the limit is sent
+  assertEquals(sent(applyKey(s, k("enter")))[0]?.type, "turn.start");
+});
+
+Deno.test("an error without request_id before turn.started ends the turn and restores the prompt", () => {
+  const s = readyState();
+  submit(s, "a long prompt");
+  typeText(s, "draft");
+  applyEvent(s, {
+    type: "error",
+    code: "invalid_request",
+    message: "frame of 1048577 bytes exceeds max_client_frame_bytes (1048576)",
+    fatal: false,
+  });
+  assertEquals(s.turn, undefined);
+  assertEquals(s.composer.text, "a long prompt\ndraft");
+  // Not stuck: Esc does nothing, /clear is accepted and the next prompt is sent, not queued.
+  assertEquals(applyKey(s, k("escape")), []);
+  applyKey(s, k("c", { ctrl: true }));
+  typeText(s, "/clear");
+  assertEquals(sent(applyKey(s, k("enter")))[0]?.type, "session.clear");
+});
+
+Deno.test("an error without request_id after turn.started leaves the turn running", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  applyEvent(s, { type: "error", code: "invalid_json", message: "bad", fatal: false });
+  assertEquals(s.turn?.turnId, "t1");
+});
+
+Deno.test("a refused turn.start gives its prompt back to the composer", () => {
+  const s = readyState();
+  const id = submit(s, "hi");
+  applyEvent(s, {
+    type: "error",
+    request_id: id,
+    code: "turn_active",
+    message: "a turn is running",
+    fatal: false,
+  });
+  assertEquals(s.composer.text, "hi");
+});
+
+Deno.test("a turn.start that could not be sent ends the turn and restores the prompt", () => {
+  const s = readyState();
+  typeText(s, "hello");
+  const [msg] = sent(applyKey(s, k("enter")));
+  assert(msg?.type === "turn.start");
+  applySendFailure(s, msg, "Broken pipe");
+  assertEquals(s.turn, undefined);
+  assertEquals(s.composer.text, "hello");
+  assert(s.transcript.some((i) => i.kind === "notice" && i.text.includes("Broken pipe")));
+  applyKey(s, k("c", { ctrl: true })); // clears the composer: the turn is over
+  typeText(s, "/clear");
+  assertEquals(sent(applyKey(s, k("enter")))[0]?.type, "session.clear");
+});
+
+Deno.test("enter before the session is ready keeps the prompt in the composer", () => {
+  const s = createState({
+    model: "m",
+    cwd: "/w",
+    historyLimits: { maxItems: 10, maxBytes: 1000 },
+  });
+  typeText(s, "too early");
+  assertEquals(sent(applyKey(s, k("enter"))), []);
+  assertEquals(s.composer.text, "too early");
+  assert(s.transcript.some((i) => i.kind === "notice" && i.text.startsWith("Not connected")));
 });
