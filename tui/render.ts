@@ -10,7 +10,7 @@
 import type { Buffer } from "./composer.ts";
 import { renderDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { type ClientState, formatTokens, type TranscriptItem } from "./state.ts";
+import { type ClientState, contextPercent, formatTokens, type TranscriptItem } from "./state.ts";
 import {
   controlPicture,
   displayWidth,
@@ -328,7 +328,7 @@ export function statusLine(state: ClientState, view: View): string {
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
   const ctxText = max
-    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${Math.round((ctx / max) * 100)}%)`
+    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${contextPercent(ctx, max)}%)`
     : `ctx ${formatTokens(ctx)}`;
   const label = turnLabel(state);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);

@@ -69,6 +69,8 @@ export interface TurnState {
   phase: TurnPhase;
   /** Esc was pressed before `turn.started`; cancel as soon as the id is known. */
   cancelRequested: boolean;
+  /** `context.compacted` arrived in this turn: its `after_tokens` is the context figure. */
+  compacted: boolean;
 }
 
 /** The session the server started, with the limits the client obeys. */
@@ -546,6 +548,7 @@ export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
     }
     case "context.compacted":
       state.contextTokens = event.after_tokens;
+      turn.compacted = true;
       notice(
         state,
         "info",
@@ -555,10 +558,9 @@ export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
       );
       break;
     case "turn.completed": {
-      const usage = event.usage;
-      if (usage && (usage.input_tokens !== undefined || usage.output_tokens !== undefined)) {
-        state.contextTokens = (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
-      }
+      const estimate = contextEstimate(event);
+      // A compaction in this turn measured the context exactly; keep its figure.
+      if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);
       const next = state.queued.shift();
       if (next !== undefined) effects.push(...startTurn(state, next));
@@ -578,6 +580,40 @@ export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
       break;
   }
   return effects;
+}
+
+/**
+ * The context in use after a turn, estimated from `turn.completed`. `usage` is the sum over the
+ * turn's provider calls (`steps`), so input + output would count the conversation once per
+ * step, and a tool-using turn could show several times the window. What is in the context
+ * afterwards is about the last call's prompt plus its answer; with only the sums to go on, the
+ * estimate is their per-step average, (input + output) / steps. That is exact for a one-step
+ * turn and low for a turn whose prompt grew step by step; the server knows better when it
+ * compacts, and `context.compacted` wins over this.
+ */
+function contextEstimate(event: ServerEventOf<"turn.completed">): number | undefined {
+  const usage = event.usage;
+  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined)) {
+    return undefined;
+  }
+  const steps = Math.max(1, event.steps);
+  return Math.round(((usage.input_tokens ?? 0) + (usage.output_tokens ?? 0)) / steps);
+}
+
+/**
+ * The share of the context window in use, in whole percent, at most 100: the token figure is
+ * an estimate and may exceed the window.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { contextPercent } from "./state.ts";
+ * assert(contextPercent(64000, 128000) === 50 && contextPercent(200000, 128000) === 100);
+ * ```
+ */
+export function contextPercent(tokens: number, max: number): number {
+  if (max <= 0) return 0;
+  return Math.min(100, Math.round((tokens / max) * 100));
 }
 
 function endTurn(state: ClientState): void {
@@ -667,7 +703,13 @@ function startTurn(state: ClientState, prompt: string): Effect[] {
     return [];
   }
   const id = requestId(state);
-  state.turn = { requestId: id, prompt, phase: "starting", cancelRequested: false };
+  state.turn = {
+    requestId: id,
+    prompt,
+    phase: "starting",
+    cancelRequested: false,
+    compacted: false,
+  };
   finishItem(state, { kind: "user", text: prompt });
   return [{
     kind: "send",
@@ -708,7 +750,7 @@ function statusText(state: ClientState): string {
     `Model: ${state.model}`,
     `Workspace: ${state.cwd}`,
     `Context: ${formatTokens(ctx)}${
-      max ? ` of ${formatTokens(max)} tokens (${Math.round((ctx / max) * 100)}%)` : " tokens"
+      max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
     }`,
     `Turn: ${state.turn ? state.turn.phase : "idle"}`,
     `Transcript: ${state.transcript.length} items, ${state.transcriptBytes} bytes in memory` +

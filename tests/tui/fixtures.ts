@@ -98,12 +98,21 @@ export class TurnScript {
       truncated: false,
     };
   }
-  completed(input = 1000, output = 200): ServerEvent {
+  completed(input = 1000, output = 200, steps = 1): ServerEvent {
     return {
       type: "turn.completed",
       ...this.#env(),
-      steps: 1,
+      steps,
       usage: { input_tokens: input, output_tokens: output },
+    };
+  }
+  compacted(before: number, after: number): ServerEvent {
+    return {
+      type: "context.compacted",
+      ...this.#env(),
+      before_tokens: before,
+      after_tokens: after,
+      removed_messages: 4,
     };
   }
   cancelled(): ServerEvent {

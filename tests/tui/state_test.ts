@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import type { KeyEvent } from "../../tui/keys.ts";
+import { statusLine } from "../../tui/render.ts";
 import {
   applyEvent,
   applyKey,
@@ -10,6 +11,7 @@ import {
   drainOutbox,
   type Effect,
 } from "../../tui/state.ts";
+import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 
 const k = (
@@ -492,4 +494,24 @@ Deno.test("enter before the session is ready keeps the prompt in the composer", 
   assertEquals(sent(applyKey(s, k("enter"))), []);
   assertEquals(s.composer.text, "too early");
   assert(s.transcript.some((i) => i.kind === "notice" && i.text.startsWith("Not connected")));
+});
+
+Deno.test("the context figure of a multi-step turn is the per-step estimate, at most 100%", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.completed(141000, 3000, 2)]);
+  assertEquals(s.contextTokens, 72000);
+  const line = statusLine(s, { width: 80, height: 20, style: makeStyle(false) });
+  assert(line.includes("ctx 72.0k/128k (56%)"), line);
+  const t2 = new TurnScript(submit(s, "again"), t.seq, "t2");
+  applyAll(s, [t2.started(), t2.completed(300000, 0, 1)]);
+  const full = statusLine(s, { width: 80, height: 20, style: makeStyle(false) });
+  assert(full.includes("(100%)"), full);
+});
+
+Deno.test("context.compacted in a turn is not overwritten by the turn's usage", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.compacted(130000, 40000), t.completed(400000, 2000, 4)]);
+  assertEquals(s.contextTokens, 40000);
 });
