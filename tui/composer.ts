@@ -142,33 +142,63 @@ function advance(text: string, from: number, graphemes: number, limit: number): 
   return Math.min(at, limit);
 }
 
-const isWordChar = (ch: string) => /[\p{L}\p{N}_]/u.test(ch);
+/** Whether a grapheme belongs to a word: its base character is a letter, digit or `_`. */
+const isWordChar = (g: string) => /^[\p{L}\p{N}_]/u.test(g);
+const isBlank = (g: string) => /^\s/u.test(g);
+
+/** The grapheme before `at`, with its start; word motions step by these, never inside one. */
+function graphemeBefore(text: string, at: number): { g: string; start: number } {
+  const start = prevBoundary(text, at);
+  return { g: text.slice(start, at), start };
+}
+
+/** The grapheme after `at`, with its end. */
+function graphemeAfter(text: string, at: number): { g: string; end: number } {
+  const end = nextBoundary(text, at);
+  return { g: text.slice(at, end), end };
+}
+
+/** Moves back over graphemes while `test` holds for the one before the offset. */
+function backWhile(text: string, at: number, test: (g: string) => boolean): number {
+  let i = at;
+  while (i > 0) {
+    const { g, start } = graphemeBefore(text, i);
+    if (!test(g)) break;
+    i = start;
+  }
+  return i;
+}
+
+/** Moves forward over graphemes while `test` holds for the one after the offset. */
+function forwardWhile(text: string, at: number, test: (g: string) => boolean): number {
+  let i = at;
+  while (i < text.length) {
+    const { g, end } = graphemeAfter(text, i);
+    if (!test(g)) break;
+    i = end;
+  }
+  return i;
+}
 
 /** Moves to the start of the previous word. */
 export function wordLeft(b: Buffer): Buffer {
-  let i = b.cursor;
-  while (i > 0 && !isWordChar(b.text[i - 1]!)) i--;
-  while (i > 0 && isWordChar(b.text[i - 1]!)) i--;
-  return { text: b.text, cursor: i };
+  const i = backWhile(b.text, b.cursor, (g) => !isWordChar(g));
+  return { text: b.text, cursor: backWhile(b.text, i, isWordChar) };
 }
 
 /** Moves to the end of the next word. */
 export function wordRight(b: Buffer): Buffer {
-  let i = b.cursor;
-  const n = b.text.length;
-  while (i < n && !isWordChar(b.text[i]!)) i++;
-  while (i < n && isWordChar(b.text[i]!)) i++;
-  return { text: b.text, cursor: i };
+  const i = forwardWhile(b.text, b.cursor, (g) => !isWordChar(g));
+  return { text: b.text, cursor: forwardWhile(b.text, i, isWordChar) };
 }
 
 /** Deletes the word before the cursor (Ctrl+W, Alt+Backspace), with the blanks after it. */
 export function deleteWordBack(b: Buffer): Buffer {
-  let i = b.cursor;
-  while (i > 0 && /\s/.test(b.text[i - 1]!)) i--;
-  if (i > 0 && !isWordChar(b.text[i - 1]!)) {
-    while (i > 0 && !isWordChar(b.text[i - 1]!) && !/\s/.test(b.text[i - 1]!)) i--;
+  let i = backWhile(b.text, b.cursor, isBlank);
+  if (i > 0 && !isWordChar(graphemeBefore(b.text, i).g)) {
+    i = backWhile(b.text, i, (g) => !isWordChar(g) && !isBlank(g));
   } else {
-    while (i > 0 && isWordChar(b.text[i - 1]!)) i--;
+    i = backWhile(b.text, i, isWordChar);
   }
   return { text: b.text.slice(0, i) + b.text.slice(b.cursor), cursor: i };
 }

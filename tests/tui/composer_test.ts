@@ -59,6 +59,18 @@ Deno.test("composer delete forward removes the grapheme under the cursor", () =>
   assertEquals(show(ed.deleteForward(buf("ab|"))), "ab|");
 });
 
+Deno.test("composer word motions step over combining marks and keycaps as whole graphemes", () => {
+  assertEquals(show(ed.wordRight(buf("|cafe\u0301 bar"))), "cafe\u0301| bar");
+  assertEquals(show(ed.wordLeft(buf("x cafe\u0301|"))), "x |cafe\u0301");
+  assertEquals(show(ed.deleteWordBack(buf("x cafe\u0301|"))), "x |");
+  assertEquals(show(ed.deleteWordForward(buf("|cafe\u0301 x"))), "| x");
+  const keycap = "1\ufe0f\u20e3"; // 1️⃣
+  assertEquals(show(ed.wordRight(buf(`|${keycap} x`))), `${keycap}| x`);
+  assertEquals(show(ed.wordLeft(buf(`x ${keycap}|`))), `x |${keycap}`);
+  assertEquals(show(ed.deleteWordBack(buf(`x ${keycap}|`))), "x |");
+  assertEquals(show(ed.wordLeft(buf(`a.${keycap}.|`))), `a.|${keycap}.`);
+});
+
 Deno.test("composer insert drops escape sequences and control characters", () => {
   assertEquals(show(ed.insert(buf("x|y"), "a\x1b[2J\x1b[Hb\x07\tc")), "xab    c|y");
   assertEquals(show(ed.fromText("old\x1b]0;title\x07 entry")), "old entry|");
