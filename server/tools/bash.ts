@@ -1,14 +1,26 @@
 /**
- * The `bash` tool: runs `bash -c COMMAND` in the workspace, in a process group of its own, and
- * makes sure no process of that group outlives the call.
+ * The `bash` tool: runs `bash -c COMMAND` in the workspace, in a session and process group of
+ * its own, and makes sure no process of the call outlives it.
  *
  * Environment: the child gets scv's environment minus exactly the variables named in
  * `ToolContext.secretEnv` (the provider's API key). Other variables that look like credentials
  * (`GITHUB_TOKEN`, `NPM_TOKEN`) are passed on: commands the user approves may need them, and a
- * name pattern would both miss keys and break tools.
+ * name pattern would both miss keys and break tools. It also gets `SCV_BASH_CALL`, a fresh
+ * identifier per call, by which the call's processes are found again.
  *
- * Limits: a process that leaves the group on purpose (`setsid`, `set -m` job control) is out
- * of reach; its pipes are abandoned after a short grace period so the call still ends.
+ * Output: stdout and stderr share one pipe (`2>&1`), so they interleave as they were written.
+ *
+ * Ending a call: when the command exits, is cancelled or times out, every process that belongs
+ * to the call is stopped and then killed: bash's process group, its session (`set -m` puts
+ * jobs in groups of their own but not in a new session), every descendant of those, and every
+ * process still carrying the call's `SCV_BASH_CALL` in its environment (which finds `setsid`
+ * children, even re-parented ones). This scan reads `/proc` (Linux); elsewhere only the
+ * process group and its descendants are reached.
+ *
+ * Limits: a process that both leaves the session (`setsid`, a double fork) and drops the
+ * call's variable from its environment (`env -i`) once its parent has exited is out of reach,
+ * as is anything started through another service (`systemd-run`, `at`, a container daemon).
+ * Pipes such a process holds open are abandoned after a short grace period so the call ends.
  *
  * @module
  */
@@ -46,26 +58,93 @@ function delay(ms: number): { done: Promise<void>; cancel: () => void } {
   };
 }
 
+/** The environment variable that marks every process of one call. */
+const CALL_MARKER = "SCV_BASH_CALL";
+
+/** The longest delay a timer takes (2^31-1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * Kills every process of the group `pgid` (bash's pid, as `detached: true` makes it a group
- * leader). Never throws: a group that is already gone is the goal.
+ * Stops, then kills, every process of the call whose bash has pid `$1` (its session and group
+ * id, as `detached: true` makes it a session leader) or that carries `$2` (`NAME=value`) in its
+ * environment, with all their descendants. Stopping first keeps a process from forking new
+ * children while the list is made; the list is made again until it holds nothing new.
  */
-async function killGroup(pgid: number): Promise<void> {
+const KILL_SCRIPT = String.raw`
+root=$1 marker=$2
+victims() {
+  if [ -r /proc/self/stat ]; then
+    { grep -lsxzF -- "$marker" /proc/[0-9]*/environ; cat /proc/[0-9]*/stat; } 2>/dev/null
+  else
+    ps -A -o pid= -o ppid= -o pgid= 2>/dev/null
+  fi | awk -v root="$root" '
+    /^\/proc\// { split($0, f, "/"); seed[f[3]] = 1; next }
+    {
+      rest = $0
+      if (sub(/^[0-9]+ \(.*\) /, "", rest)) { split(rest, f, " "); pp = f[2]; pg = f[3]; sid = f[4] }
+      else { pp = $2; pg = $3; sid = "" }
+      known[$1] = 1
+      kids[pp] = kids[pp] " " $1
+      if (pg == root || sid == root) seed[$1] = 1
+    }
+    END {
+      n = 0
+      for (p in seed) if (p in known) { take[p] = 1; q[++n] = p }
+      for (i = 1; i <= n; i++) {
+        m = split(kids[q[i]], c, " ")
+        for (j = 1; j <= m; j++) if (!(c[j] in take)) { take[c[j]] = 1; q[++n] = c[j] }
+      }
+      for (i = 1; i <= n; i++) print q[i]
+    }'
+}
+stopped=" "
+for round in 1 2 3 4 5 6 7 8; do
+  new=
+  for p in $(victims); do
+    case $stopped in *" $p "*) ;; *) new="$new $p" ;; esac
+  done
+  [ -z "$new" ] && break
+  kill -STOP $new 2>/dev/null
+  stopped="$stopped$new "
+done
+kill -KILL -- "-$root" 2>/dev/null
+[ "$stopped" = " " ] || kill -KILL $stopped 2>/dev/null
+exit 0
+`;
+
+/** The PATH the kill helper runs with: the user's, else the usual system directories. */
+function helperPath(): string {
   try {
-    Deno.kill(-pgid, "SIGKILL");
-    return;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotCapable)) return;
+    const p = Deno.env.get("PATH");
+    if (p) return p;
+  } catch {
+    // Without --allow-env the fallback does.
   }
-  // `--allow-run=bash` allows spawning bash but not `Deno.kill`; bash's kill builtin is the same.
+  return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+}
+
+/**
+ * Kills every process of the call whose bash has pid `root` (see `KILL_SCRIPT`). Never throws:
+ * processes that are already gone are the goal.
+ */
+async function killCall(root: number, marker: string): Promise<void> {
+  // `--allow-run=bash` allows spawning bash but not `Deno.kill`, so the work is done in bash.
   try {
     await new Deno.Command("bash", {
-      args: ["-c", 'kill -KILL -- "-$1" 2>/dev/null; exit 0', "scv-kill", String(pgid)],
+      args: ["-c", KILL_SCRIPT, "scv-kill", String(root), marker],
+      cwd: "/",
       stdin: "null",
       stdout: "null",
       stderr: "null",
+      env: { PATH: helperPath() },
       clearEnv: true,
     }).output();
+    return;
+  } catch {
+    // No bash to run the helper: the group alone, if Deno may signal.
+  }
+  try {
+    Deno.kill(-root, "SIGKILL");
   } catch {
     // Nothing left to try; the caller still ends the call.
   }
@@ -133,14 +212,17 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     }
   }
 
+  const marker = `${CALL_MARKER}=${crypto.randomUUID()}`;
+  env[CALL_MARKER] = marker.slice(CALL_MARKER.length + 1);
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("bash", {
-      args: ["-c", args.command],
+      // One pipe for both streams keeps their order; `exec` keeps bash's pid, group and session.
+      args: ["-c", 'exec bash -c "$1" 2>&1', "bash", args.command],
       cwd: ctx.cwd,
       stdin: "null",
       stdout: "piped",
-      stderr: "piped",
+      stderr: "null",
       detached: true,
       env,
       clearEnv: true,
@@ -151,16 +233,16 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
 
   const timeoutMs = Math.min(args.timeout_ms ?? ctx.limits.timeoutMs, ctx.limits.timeoutMs);
   const out = new OutputBuffer(ctx.limits.maxOutputBytes);
-  const readers = [child.stdout.getReader(), child.stderr.getReader()];
-  const pumps = Promise.all(readers.map((r) => pump(r, out)));
+  const reader = child.stdout.getReader();
+  const pumped = pump(reader, out);
   const kills: Promise<void>[] = [];
   let ending: "timeout" | "cancelled" | undefined;
   const stop = (why: "timeout" | "cancelled") => {
     if (ending !== undefined) return;
     ending = why;
-    kills.push(killGroup(child.pid));
+    kills.push(killCall(child.pid, marker));
   };
-  const timer = setTimeout(() => stop("timeout"), timeoutMs);
+  const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
   const onAbort = () => stop("cancelled");
   ctx.signal.addEventListener("abort", onAbort, { once: true });
 
@@ -171,15 +253,15 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
   }
-  // Background children (`sleep 100 &`) hold the pipes open and must not outlive the call.
-  kills.push(killGroup(child.pid));
+  // Background children (`sleep 100 &`) hold the pipe open and must not outlive the call.
   await Promise.all(kills);
+  await killCall(child.pid, marker);
   const grace = delay(PIPE_GRACE_MS);
-  const drained = await Promise.race([pumps.then(() => true), grace.done.then(() => false)]);
+  const drained = await Promise.race([pumped.then(() => true), grace.done.then(() => false)]);
   grace.cancel();
   if (!drained) {
-    await Promise.all(readers.map((r) => r.cancel().catch(() => {})));
-    await pumps;
+    await reader.cancel().catch(() => {});
+    await pumped;
   }
 
   let note: string | undefined;

@@ -277,3 +277,72 @@ console.log(JSON.stringify(r));
     });
   });
 });
+
+Deno.test("bash interleaves stdout and stderr written back to back", async () => {
+  await withTempDir(async (dir) => {
+    const command = "for i in 1 2 3; do echo o$i; echo e$i >&2; done";
+    const r = await bashTool.run({ command }, context(dir));
+    assert.equal(r.success, true);
+    assert.equal(r.output, "o1\ne1\no2\ne2\no3\ne3\n");
+  });
+});
+
+/** Reads the PID=... lines the command wrote to `files` in `dir`. */
+async function pidsIn(dir: string, files: string[]): Promise<number[]> {
+  const pids: number[] = [];
+  for (const f of files) pids.push(...pidsOf(await Deno.readTextFile(`${dir}/${f}`)));
+  return pids;
+}
+
+for (
+  const [name, command, files] of [
+    ["a job in its own group (set -m)", "set -m; sleep 3007 & echo PID=$! > p1", ["p1"]],
+    ["a setsid child", "setsid sleep 3008 & echo PID=$! > p1; sleep 0.2", ["p1"]],
+    [
+      "a double-forked setsid child whose parent exited",
+      "set -m; setsid bash -c 'echo PID=$$ > p1; exec sleep 3009' & sleep 0.2",
+      ["p1"],
+    ],
+  ] as const
+) {
+  Deno.test(`bash leaves no process alive that left the group: ${name}`, async () => {
+    await withTempDir(async (dir) => {
+      const r = await bashTool.run({ command }, context(dir));
+      assert.equal(r.success, true, r.output);
+      const pids = await pidsIn(dir, [...files]);
+      assert.equal(pids.length, files.length);
+      for (const pid of pids) assert.ok(await gone(pid), `process ${pid} outlived the call`);
+    });
+  });
+}
+
+Deno.test("bash cancellation kills processes in other groups and sessions too", async () => {
+  await withTempDir(async (dir) => {
+    const controller = new AbortController();
+    const command = "set -m; sleep 3010 & echo PID=$! > p1; " +
+      "setsid bash -c 'echo PID=$$ > p2; exec sleep 3011' & " +
+      "(setsid sleep 3012 & echo PID=$! > p3); sleep 30";
+    const timer = setTimeout(() => controller.abort(), 500);
+    const t0 = performance.now();
+    const r = await bashTool.run({ command }, context(dir, {}, { signal: controller.signal }));
+    clearTimeout(timer);
+    // Job control may report the setsid job as done first.
+    assert.ok(r.output.endsWith("[Command was cancelled]"), r.output);
+    assert.equal(r.success, false);
+    assert.ok(performance.now() - t0 < 2000);
+    const pids = await pidsIn(dir, ["p1", "p2", "p3"]);
+    assert.equal(pids.length, 3);
+    for (const pid of pids) assert.ok(await gone(pid), `process ${pid} outlived cancellation`);
+  });
+});
+
+Deno.test("bash treats a timeout past the longest timer as no sooner limit", async () => {
+  await withTempDir(async (dir) => {
+    // A timer over 2^31-1 ms would fire at once and kill the command.
+    const r = await bashTool.run(
+      { command: "sleep 0.3; echo finished" },
+      context(dir, { timeoutMs: 2 ** 32 }),
+    );
+    assert.deepEqual(r, { success: true, output: "finished\n", truncated: false });
+  });
+});
