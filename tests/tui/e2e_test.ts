@@ -2,7 +2,7 @@
  * End-to-end tests: the real `scv` TUI in a tmux pane, against the mock OpenAI provider,
  * asserting on `tmux capture-pane` text.
  */
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
 import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
 
@@ -210,11 +210,91 @@ Deno.test("e2e: Ctrl+D exits cleanly and leaves a usable shell", opts, async () 
     s.keys("Enter");
     const pane = await s.waitFor("shell-5");
     assert(/^icanon$/m.test(pane), `terminal left in raw mode:\n${pane}`);
-    const ps = new Deno.Command("pgrep", { args: ["-f", `main.ts --config ${s.dir}`] })
-      .outputSync();
-    assertEquals(new TextDecoder().decode(ps.stdout).trim(), "", "no process of the TUI is left");
   });
 });
+
+/** Pids of the processes whose command line contains `needle`, from `ps -eo pid,args`. */
+function pidsRunning(needle: string): number[] {
+  const out = new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((l) => l.includes(needle))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((pid) => pid > 0 && pid !== Deno.pid);
+}
+
+async function waitUntil(ok: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (ok()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return ok();
+}
+
+for (const spawnServer of [false, true]) {
+  Deno.test(
+    `e2e: Ctrl+D while a bash tool runs leaves none of its processes (${
+      spawnServer ? "spawned" : "in-process"
+    } server)`,
+    opts,
+    async () => {
+      // A command line no other process has: the test looks for it by name.
+      const command = `sleep 4242${Math.floor(Math.random() * 1e6)}`;
+      await withTui({
+        script: [toolCalls([{ name: "bash", arguments: { command } }]), text("not reached")],
+        config: { approval_policy: "never" },
+        spawnServer,
+      }, async (s) => {
+        try {
+          s.type("sleep for a while");
+          s.keys("Enter");
+          await s.waitFor("running bash");
+          assert(await waitUntil(() => pidsRunning(command).length > 0, 5000), "sleep started");
+          s.keys("C-d");
+          await s.waitFor("tui-exit-status=0");
+          const gone = await waitUntil(() => pidsRunning(command).length === 0, 3000);
+          assert(gone, `left running: ${command} (pids ${pidsRunning(command).join(", ")})`);
+        } finally {
+          for (const pid of pidsRunning(command)) {
+            try {
+              Deno.kill(pid, "SIGKILL");
+            } catch {
+              // Gone meanwhile.
+            }
+          }
+        }
+      });
+    },
+  );
+}
+
+/** The names of the live tmux servers this harness started (`scvtest-*` sockets). */
+function liveTestServers(): string[] {
+  const dir = `${Deno.env.get("TMUX_TMPDIR") || "/tmp"}/tmux-${Deno.uid()}`;
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.startsWith("scvtest-"));
+  } catch {
+    return [];
+  }
+  return names.filter((n) =>
+    new Deno.Command("tmux", { args: ["-L", n, "has-session"], stdout: "null", stderr: "null" })
+      .outputSync().success
+  );
+}
+
+Deno.test(
+  "e2e harness: a TUI that never shows its prompt leaves no tmux server",
+  opts,
+  async () => {
+    const before = new Set(liveTestServers());
+    const e = await assertRejects(
+      () => TuiSession.start({ script: [], args: ["--version"], startTimeoutMs: 1500 }),
+    );
+    assert(e.message.includes("ask anything"), e.message);
+    assertEquals(liveTestServers().filter((n) => !before.has(n)), []);
+  },
+);
 
 Deno.test("e2e: SIGTERM exits with 143 and restores the terminal", opts, async () => {
   await withTui({ script: [] }, async (s) => {

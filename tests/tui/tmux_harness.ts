@@ -36,6 +36,8 @@ export interface TuiSessionOptions {
   spawnServer?: boolean;
   /** Wait for the TUI's composer before returning (default true). */
   waitForPrompt?: boolean;
+  /** How long to wait for the shell and the composer, in milliseconds (default 20000). */
+  startTimeoutMs?: number;
 }
 
 function tmux(socket: string, args: string[]): { ok: boolean; out: string; err: string } {
@@ -69,31 +71,51 @@ export class TuiSession {
     this.stateHome = `${dir}/state`;
   }
 
-  /** Starts the mock, the tmux server with a shell, and the TUI in it; waits for its prompt. */
+  /**
+   * Starts the mock, the tmux server with a shell, and the TUI in it; waits for its prompt.
+   * When anything fails on the way, what was started is closed before the error is rethrown.
+   */
   static async start(options: TuiSessionOptions): Promise<TuiSession> {
     const mock = await MockOpenAI.start(options.script);
-    const dir = await Deno.makeTempDir({ prefix: "scv-tui-e2e-" });
-    const socket = `scvtest-${crypto.randomUUID().slice(0, 8)}`;
-    const s = new TuiSession(socket, mock, dir);
-    await Deno.mkdir(s.workspace, { recursive: true });
-    await Deno.mkdir(`${dir}/config`, { recursive: true });
-    for (const [name, content] of Object.entries(options.files ?? {})) {
-      await Deno.writeTextFile(`${s.workspace}/${name}`, content);
+    let dir: string;
+    try {
+      dir = await Deno.makeTempDir({ prefix: "scv-tui-e2e-" });
+    } catch (e) {
+      await mock.close();
+      throw e;
     }
-    const configPath = `${dir}/config.jsonc`;
+    const s = new TuiSession(`scvtest-${crypto.randomUUID().slice(0, 8)}`, mock, dir);
+    try {
+      await s.#launch(options);
+    } catch (e) {
+      await s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  /** Writes the workspace and config, starts tmux, runs the TUI from its shell. */
+  async #launch(options: TuiSessionOptions): Promise<void> {
+    const timeoutMs = options.startTimeoutMs ?? 20000;
+    await Deno.mkdir(this.workspace, { recursive: true });
+    await Deno.mkdir(`${this.dir}/config`, { recursive: true });
+    for (const [name, content] of Object.entries(options.files ?? {})) {
+      await Deno.writeTextFile(`${this.workspace}/${name}`, content);
+    }
+    const configPath = `${this.dir}/config.jsonc`;
     await Deno.writeTextFile(
       configPath,
       JSON.stringify({ provider_timeout_ms: 10000, ...(options.config ?? {}) }),
     );
     const env: Record<string, string> = {
-      OPENAI_BASE_URL: mock.baseUrl,
+      OPENAI_BASE_URL: this.mock.baseUrl,
       OPENAI_API_KEY: "test-key",
-      XDG_STATE_HOME: s.stateHome,
-      XDG_CONFIG_HOME: `${dir}/config`,
+      XDG_STATE_HOME: this.stateHome,
+      XDG_CONFIG_HOME: `${this.dir}/config`,
       NO_COLOR: "", // colour on unless a test asks otherwise, whatever the outer environment says
       ...(options.env ?? {}),
     };
-    const r = tmux(socket, [
+    const r = tmux(this.socket, [
       "-f",
       "/dev/null",
       "new-session",
@@ -105,14 +127,11 @@ export class TuiSession {
       "-y",
       String(options.height ?? 30),
       "-c",
-      s.workspace,
+      this.workspace,
       "env PS1='$ ' bash --norc --noprofile -i",
     ]);
-    if (!r.ok) {
-      await mock.close();
-      throw new Error(`tmux new-session failed: ${r.err}`);
-    }
-    tmux(socket, ["set-option", "-g", "history-limit", "5000"]);
+    if (!r.ok) throw new Error(`tmux new-session failed: ${r.err}`);
+    tmux(this.socket, ["set-option", "-g", "history-limit", "5000"]);
     const cmd = [
       "env",
       ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
@@ -129,7 +148,7 @@ export class TuiSession {
       "--config",
       configPath,
       "--cwd",
-      s.workspace,
+      this.workspace,
       ...(options.spawnServer
         ? [
           "--server-command",
@@ -138,11 +157,10 @@ export class TuiSession {
         : []),
       ...(options.args ?? []),
     ].map(shellQuote).join(" ");
-    await s.waitFor(/^\$/m);
-    s.type(`${cmd}; echo "tui-exit-status=$?"`);
-    s.keys("Enter");
-    if (options.waitForPrompt ?? true) await s.waitFor("ask anything", 20000);
-    return s;
+    await this.waitFor(/^\$/m, timeoutMs);
+    this.type(`${cmd}; echo "tui-exit-status=$?"`);
+    this.keys("Enter");
+    if (options.waitForPrompt ?? true) await this.waitFor("ask anything", timeoutMs);
   }
 
   /** Types literal text. */
