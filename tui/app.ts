@@ -33,7 +33,7 @@ import {
   SYNC_END,
 } from "./terminal.ts";
 import { colorEnabled, makeStyle, sanitize } from "./text.ts";
-import { LogSink, openServer, type ServerLink } from "./server_link.ts";
+import { handshake, LogSink, openServer, type ServerLink } from "./server_link.ts";
 
 /** Options of {@link runApp}. */
 export interface AppOptions {
@@ -302,8 +302,7 @@ export async function runApp(options: AppOptions): Promise<number> {
       }
     });
     const started = (async () => {
-      await client.initialize();
-      await client.startSession(options.cwd);
+      await handshake(client, options.cwd);
       addNotice(
         state,
         "info",
@@ -314,8 +313,16 @@ export async function runApp(options: AppOptions): Promise<number> {
     started.catch(async (e) => {
       // A server that died during the handshake is reported as such, with its last words.
       const code = await withTimeout(link!.exitStatus(), 1000);
-      if (code !== "timeout") await reportServerGone();
-      else finish(1, `scv: could not start a session: ${errorText(e)}`);
+      if (code !== "timeout") {
+        await reportServerGone();
+        return;
+      }
+      const tail = link!.recentLog().slice(-5).join("\n");
+      finish(
+        1,
+        `scv: could not start a session: ${errorText(e)}` +
+          (tail ? `\nLast server messages:\n${tail}` : ""),
+      );
     });
     const result = await exited;
     status = result.status;

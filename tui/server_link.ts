@@ -1,12 +1,14 @@
 /**
  * Where the TUI's server runs: in this process over a pair of in-memory byte pipes (the
- * default), or as a child process spawned from `--server-command`. Either way the TUI only sees
- * a {@link PeonClient} over byte streams. Server diagnostics never reach the terminal: they go
- * to `server.log` in scv's state directory and to a small in-memory tail for error reports.
+ * default), or as a child process spawned from `--server-command`, in a process group of its
+ * own that is killed whole at shutdown. Either way the TUI only sees a {@link PeonClient} over
+ * byte streams. Server diagnostics never reach the terminal: they go to `server.log` in scv's
+ * state directory and to a small in-memory tail for error reports.
  *
  * @module
  */
 import { PeonClient } from "../protocol/client.ts";
+import type { ServerEventOf } from "../protocol/schema.ts";
 import type { Config } from "../server/config.ts";
 
 /** A connected server. */
@@ -107,9 +109,79 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
   ]);
 }
 
+/** How long a server has to answer each step of the handshake. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/**
+ * Initializes the connection and starts a session in `cwd`, each step bounded by `timeoutMs`,
+ * so that a command that is not a Peon server, or a server that hangs, is reported in plain
+ * words instead of leaving the TUI connecting forever.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PeonClient } from "../protocol/client.ts";
+ * import { handshake } from "./server_link.ts";
+ * // A "server" that never answers.
+ * const silent = new TransformStream<Uint8Array, Uint8Array>();
+ * const sink = new WritableStream<Uint8Array>();
+ * const client = new PeonClient(silent.readable, sink);
+ * await assert.rejects(handshake(client, "/w", 50), /did not answer "initialize" within 0.05 s/);
+ * await client.abort();
+ * ```
+ */
+export async function handshake(
+  client: PeonClient,
+  cwd: string,
+  timeoutMs = HANDSHAKE_TIMEOUT_MS,
+): Promise<ServerEventOf<"session.started">> {
+  const step = async <T>(what: string, reply: Promise<T>): Promise<T> => {
+    const r = await withTimeout(reply, timeoutMs);
+    if (r === "timeout") {
+      throw new Error(
+        `The server did not answer "${what}" within ${timeoutMs / 1000} s: ` +
+          `is the server command a Peon server, such as "scv server"?`,
+      );
+    }
+    return r;
+  };
+  await step("initialize", client.initialize());
+  return await step("session.start", client.startSession(cwd));
+}
+
+/**
+ * Signals every process of the group `pgid` (the spawned server's pid: `detached` makes it a
+ * group leader). Never throws: a group that is already gone is the goal.
+ */
+async function killGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  try {
+    Deno.kill(-pgid, signal);
+    return;
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotCapable)) return;
+  }
+  // Under `--allow-run=bash`, Deno.kill is refused but bash may run; its kill builtin does it.
+  try {
+    await new Deno.Command("bash", {
+      args: [
+        "-c",
+        'kill -s "$1" -- "-$2" 2>/dev/null; exit 0',
+        "scv-kill",
+        signal.slice(3),
+        String(pgid),
+      ],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch {
+    // Nothing left to try.
+  }
+}
+
 /**
  * Starts or spawns the server and returns a client connected to it. The handshake is left to
- * the caller.
+ * the caller (see {@link handshake}).
  */
 export async function openServer(options: OpenServerOptions): Promise<ServerLink> {
   const log = options.log;
@@ -150,6 +222,8 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
+    // Its own process group, so that shutdown reaches everything the command started.
+    detached: true,
   }).spawn();
   const status = child.status.then((s) => s.code);
   // Server stderr goes to the log, never to the terminal.
@@ -178,21 +252,17 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
     exitStatus: () => status,
     recentLog: () => log.tail,
     async shutdown(timeoutMs) {
-      await withTimeout(client.close(), timeoutMs);
-      if (await withTimeout(status, timeoutMs) === "timeout") {
-        try {
-          child.kill("SIGTERM");
-        } catch {
-          // Already gone.
-        }
-        if (await withTimeout(status, 1000) === "timeout") {
-          try {
-            child.kill("SIGKILL");
-          } catch {
-            // Already gone.
-          }
-        }
+      // EOF tells the server to finish; its output is read to the end meanwhile.
+      const closed = client.close();
+      const ended = await withTimeout(status, timeoutMs) !== "timeout";
+      // Even a server that ended on EOF may leave processes behind (a background job of the
+      // command, a wrapper shell's children), and they may hold its output open: the whole
+      // group goes.
+      await killGroup(child.pid, "SIGTERM");
+      if (!ended && await withTimeout(status, 1000) === "timeout") {
+        await killGroup(child.pid, "SIGKILL");
       }
+      await withTimeout(closed, 1000);
       await client.abort().catch(() => {});
       log.close();
     },

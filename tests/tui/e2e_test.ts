@@ -268,6 +268,53 @@ for (const spawnServer of [false, true]) {
   );
 }
 
+Deno.test(
+  "e2e: what a spawned server command left running is killed with its process group",
+  opts,
+  async () => {
+    const command = `sleep 4243${Math.floor(Math.random() * 1e6)}`;
+    await withTui({ script: [], serverCommandPrefix: `${command} & ` }, async (s) => {
+      try {
+        assert(await waitUntil(() => pidsRunning(command).length > 0, 5000), "sleep started");
+        s.keys("C-d");
+        await s.waitFor("tui-exit-status=0");
+        const gone = await waitUntil(() => pidsRunning(command).length === 0, 3000);
+        assert(gone, `left running: ${command} (pids ${pidsRunning(command).join(", ")})`);
+      } finally {
+        for (const pid of pidsRunning(command)) {
+          try {
+            Deno.kill(pid, "SIGKILL");
+          } catch {
+            // Gone meanwhile.
+          }
+        }
+      }
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a server command that never answers the handshake is reported in plain words",
+  opts,
+  async () => {
+    const s = await TuiSession.start({
+      script: [],
+      args: ["--server-command", "echo 'listening, but not to you' >&2; cat >/dev/null"],
+      waitForPrompt: false,
+    });
+    try {
+      const pane = await s.waitFor("tui-exit-status=1", 20000);
+      assert(pane.includes('The server did not answer "initialize" within 10 s'), pane);
+      assert(pane.includes("listening, but not to you"), pane);
+      s.type("echo still-$((2+2))");
+      s.keys("Enter");
+      await s.waitFor("still-4");
+    } finally {
+      await s.close();
+    }
+  },
+);
+
 /** The names of the live tmux servers this harness started (`scvtest-*` sockets). */
 function liveTestServers(): string[] {
   const dir = `${Deno.env.get("TMUX_TMPDIR") || "/tmp"}/tmux-${Deno.uid()}`;

@@ -34,6 +34,8 @@ export interface TuiSessionOptions {
   files?: Record<string, string>;
   /** Run the server as a child: `--server-command "deno run … main.ts server --config …"`. */
   spawnServer?: boolean;
+  /** Shell text put before that server command (e.g. `"sleep 99 & "`); implies spawnServer. */
+  serverCommandPrefix?: string;
   /** Wait for the TUI's composer before returning (default true). */
   waitForPrompt?: boolean;
   /** How long to wait for the shell and the composer, in milliseconds (default 20000). */
@@ -149,9 +151,10 @@ export class TuiSession {
       configPath,
       "--cwd",
       this.workspace,
-      ...(options.spawnServer
+      ...(options.spawnServer || options.serverCommandPrefix !== undefined
         ? [
           "--server-command",
+          (options.serverCommandPrefix ?? "") +
           `deno run --no-prompt -A ${shellQuote(MAIN)} server --config ${shellQuote(configPath)}`,
         ]
         : []),

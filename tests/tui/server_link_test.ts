@@ -1,0 +1,83 @@
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
+import { PeonClient } from "../../protocol/client.ts";
+import { handshake } from "../../tui/server_link.ts";
+
+/** A client whose "server" answers each request with `answer(request)`, or not at all. */
+function clientWith(answer: (req: Record<string, unknown>) => unknown | undefined) {
+  const toServer = new TransformStream<Uint8Array, Uint8Array>();
+  const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  void (async () => {
+    const w = toClient.writable.getWriter();
+    const dec = new TextDecoder();
+    let buf = "";
+    try {
+      for await (const chunk of toServer.readable) {
+        buf += dec.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) !== -1) {
+          const reply = answer(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+          if (reply !== undefined) {
+            await w.write(new TextEncoder().encode(JSON.stringify(reply) + "\n"));
+          }
+        }
+      }
+    } catch {
+      // The client aborted its side.
+    }
+    await w.close().catch(() => {});
+  })();
+  return new PeonClient(toClient.readable, toServer.writable);
+}
+
+Deno.test("handshake gives up in plain words when the server does not answer initialize", async () => {
+  const client = clientWith(() => undefined);
+  const e = await assertRejects(() => handshake(client, "/w", 100));
+  assert(e.message.includes('did not answer "initialize" within 0.1 s'), e.message);
+  assert(e.message.includes("Peon server"), e.message);
+  await client.abort();
+});
+
+Deno.test("handshake gives up when session.start gets no answer", async () => {
+  const client = clientWith((req) =>
+    req.type === "initialize"
+      ? {
+        type: "initialized",
+        request_id: req.request_id,
+        protocol_version: 1,
+        server: { name: "s", version: "0" },
+      }
+      : undefined
+  );
+  const e = await assertRejects(() => handshake(client, "/w", 100));
+  assert(e.message.includes('did not answer "session.start"'), e.message);
+  await client.abort();
+});
+
+Deno.test("handshake resolves with session.started", async () => {
+  const client = clientWith((req) =>
+    req.type === "initialize"
+      ? {
+        type: "initialized",
+        request_id: req.request_id,
+        protocol_version: 1,
+        server: { name: "s", version: "0" },
+      }
+      : {
+        type: "session.started",
+        request_id: req.request_id,
+        session_id: "s1",
+        cwd: "/w",
+        model: "m",
+        context_max_tokens: 1000,
+        max_server_frame_bytes: 8388608,
+        max_transcript_bytes: 1000,
+        max_transcript_items: 10,
+        max_prompt_history_bytes: 100,
+        max_prompt_history_items: 10,
+      }
+  );
+  const started = await handshake(client, "/w", 1000);
+  assertEquals(started.session_id, "s1");
+  await client.close();
+});
