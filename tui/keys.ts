@@ -32,7 +32,10 @@ export type KeyEvent =
   | { type: "text"; text: string; alt?: boolean }
   /** A named key, or `ctrl` with a letter name such as `"c"`. */
   | { type: "key"; name: KeyName | string; ctrl: boolean; alt: boolean; shift: boolean }
-  /** Text received inside bracketed-paste markers, with line endings normalised to `\n`. */
+  /**
+   * Text received inside bracketed-paste markers, with line endings normalised to `\n`. It may
+   * hold any other byte, escape sequences included: the composer cleans it on insert.
+   */
   | { type: "paste"; text: string };
 
 const ESC = "\x1b";

@@ -390,6 +390,31 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "e2e: a prompt over the server's frame limit is refused without locking the turn",
+  opts,
+  async () => {
+    // A prompt limit above the frame limit lets the frame itself be refused: the server answers
+    // an oversized frame with an error that has no request_id.
+    await withTui({
+      script: [text("Answered after the refusal.")],
+      config: { max_client_frame_bytes: 4096, max_prompt_bytes: 100000 },
+    }, async (s) => {
+      s.paste("y".repeat(5000));
+      await s.waitFor("yyyyyyyyyy");
+      s.keys("Enter");
+      const pane = await s.waitFor("it is back in the composer");
+      assert(pane.includes("exceeds max_client_frame_bytes"), pane);
+      assert(/idle\s*$/m.test(pane), pane);
+      s.keys("C-c"); // clears the composer (no turn is running)
+      await s.waitFor("ask anything");
+      s.type("short question");
+      s.keys("Enter");
+      await s.waitFor("Answered after the refusal.");
+    });
+  },
+);
+
 Deno.test("e2e: Ctrl+C twice on an empty composer exits", opts, async () => {
   await withTui({ script: [] }, async (s) => {
     s.keys("C-c");
