@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
-import { globScope, globToRegExp } from "./glob_pattern.ts";
+import { type GlobMatcher, globMatcher, globScope } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
@@ -32,9 +32,9 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
         `cannot start with "/" or contain ".."`,
     );
   }
-  let re: RegExp;
+  let matches: GlobMatcher;
   try {
-    re = globToRegExp(pattern);
+    matches = globMatcher(pattern);
   } catch (err) {
     return failed(`Invalid glob pattern "${args.pattern}": ${(err as Error).message}`);
   }
@@ -53,7 +53,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       throw err;
     }
     for await (const e of walk(root, start, { signal: ctx.signal, maxDepth: scope.depth })) {
-      if (e.isDirectory || !re.test(e.rel)) continue;
+      if (e.isDirectory || !matches(e.rel)) continue;
       if (found.length === MAX_GLOB_RESULTS) {
         cut = true;
         break;

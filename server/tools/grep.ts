@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 import { displayPath, locate, readRisk } from "./workspace.ts";
-import { globToRegExp } from "./glob_pattern.ts";
+import { type GlobMatcher, globMatcher } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
@@ -54,14 +54,14 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
   let filter: ((rel: string) => boolean) | undefined;
   if (args.glob !== undefined) {
     const g = args.glob.replace(/^(\.\/)+/, "");
-    let globRe: RegExp;
+    let matches: GlobMatcher;
     try {
-      globRe = globToRegExp(g);
+      matches = globMatcher(g);
     } catch (err) {
       return failed(`Invalid glob pattern "${args.glob}": ${(err as Error).message}`);
     }
     // A pattern without a slash matches a file's name at any depth, as in ripgrep.
-    filter = g.includes("/") ? (rel) => globRe.test(rel) : (rel) => globRe.test(path.basename(rel));
+    filter = g.includes("/") ? matches : (rel) => matches(path.basename(rel));
   }
 
   const where = args.path ?? ".";

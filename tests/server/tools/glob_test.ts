@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { globTool, MAX_GLOB_RESULTS } from "../../../server/tools/glob.ts";
-import { globScope, globToRegExp } from "../../../server/tools/glob_pattern.ts";
+import { globMatcher, globScope } from "../../../server/tools/glob_pattern.ts";
 import type { ToolContext } from "../../../server/tools/tool.ts";
 
 function context(cwd: string, signal = new AbortController().signal): ToolContext {
@@ -42,30 +42,65 @@ const TREE = {
   ".github/ci.yml": "",
 };
 
-Deno.test("globToRegExp keeps * and ? within one path segment", () => {
-  const re = globToRegExp("src/*.t?");
-  assert.ok(re.test("src/a.ts"));
-  assert.ok(!re.test("src/x/a.ts"));
-  assert.ok(!re.test("src/a.tsx"));
+Deno.test("globMatcher keeps * and ? within one path segment", () => {
+  const m = globMatcher("src/*.t?");
+  assert.ok(m("src/a.ts"));
+  assert.ok(!m("src/x/a.ts"));
+  assert.ok(!m("src/a.tsx"));
 });
 
-Deno.test("globToRegExp matches ** across any number of directories", () => {
-  const re = globToRegExp("**/util/**");
-  assert.ok(re.test("util/a"));
-  assert.ok(re.test("x/y/util/z/w.ts"));
-  assert.ok(!re.test("x/utils/a"));
+Deno.test("globMatcher matches ** across any number of directories", () => {
+  const m = globMatcher("**/util/**");
+  assert.ok(m("util/a"));
+  assert.ok(m("x/y/util/z/w.ts"));
+  assert.ok(!m("x/utils/a"));
 });
 
-Deno.test("globToRegExp expands braces and character classes", () => {
-  const re = globToRegExp("{src,lib}/[a-c]*.{ts,js}");
-  assert.ok(re.test("src/a.ts") && re.test("lib/cat.js"));
-  assert.ok(!re.test("src/d.ts") && !re.test("test/a.ts") && !re.test("src/a.md"));
-  assert.ok(globToRegExp("[!a]").test("b") && !globToRegExp("[!a]").test("a"));
+Deno.test("globMatcher expands braces and character classes", () => {
+  const m = globMatcher("{src,lib}/[a-c]*.{ts,js}");
+  assert.ok(m("src/a.ts") && m("lib/cat.js"));
+  assert.ok(!m("src/d.ts") && !m("test/a.ts") && !m("src/a.md"));
+  assert.ok(globMatcher("[!a]")("b") && !globMatcher("[!a]")("a"));
 });
 
-Deno.test("globToRegExp treats regex characters literally", () => {
-  assert.ok(globToRegExp("a+b(1).ts").test("a+b(1).ts"));
-  assert.ok(!globToRegExp("a.ts").test("abts"));
+Deno.test("globMatcher treats regex characters literally", () => {
+  assert.ok(globMatcher("a+b(1).ts")("a+b(1).ts"));
+  assert.ok(!globMatcher("a.ts")("abts"));
+});
+
+Deno.test("globMatcher handles nested braces, escapes and unclosed brackets", () => {
+  const m = globMatcher("a.{ts,{m,c}js}");
+  assert.ok(m("a.ts") && m("a.mjs") && m("a.cjs") && !m("a.js"));
+  assert.ok(globMatcher(String.raw`\*.md`)("*.md") && !globMatcher(String.raw`\*.md`)("a.md"));
+  assert.ok(globMatcher("[ab")("[ab") && globMatcher("{a")("{a"));
+  assert.ok(globMatcher("[]x]")("]") && globMatcher("[a-]")("-"));
+  assert.ok(globMatcher("[{]x}")("{x}"), "a brace inside a class is a character");
+  assert.ok(globMatcher("?.txt")("é.txt"), "? is one character, not one UTF-16 unit");
+});
+
+Deno.test("globMatcher ** at the end matches what is below, not the directory itself", () => {
+  const m = globMatcher("src/**");
+  assert.ok(m("src/a") && m("src/a/b/c"));
+  assert.ok(!m("src"));
+  assert.ok(globMatcher("**")("a") && globMatcher("**/*")("a/b"));
+});
+
+Deno.test("globMatcher refuses a range out of order and too many brace alternatives", () => {
+  assert.throws(() => globMatcher("[z-a]"), SyntaxError);
+  assert.throws(() => globMatcher("{a,b}".repeat(11)), SyntaxError);
+  assert.doesNotThrow(() => globMatcher("{a,b}".repeat(10)));
+});
+
+Deno.test("globMatcher is fast on patterns that make a backtracking regex explode", () => {
+  const t0 = performance.now();
+  assert.equal(globMatcher("*a*a*a*a*a*a*a*a*a*b")("a".repeat(200)), false);
+  assert.equal(globMatcher("*a*a*a*a*a*a*a*a*a*b")(`${"a".repeat(200)}b`), true);
+  const deep = Array(40).fill("d").join("/");
+  assert.equal(globMatcher("**/**/**/**/**/**/**/**/x")(`${deep}/x`), true);
+  assert.equal(globMatcher("**/**/**/**/**/**/**/**/x")(`${deep}/y`), false);
+  assert.equal(globMatcher("**/d/**/d/**/d/**/d/**/x")(`${deep}/y`), false);
+  const elapsed = performance.now() - t0;
+  assert.ok(elapsed < 200, `matching took ${elapsed} ms`);
 });
 
 Deno.test("globScope starts at the plain leading directories", () => {
@@ -197,5 +232,18 @@ Deno.test("glob stops when the call is cancelled", async () => {
       output: `Finding files for "**/*" was cancelled`,
       truncated: false,
     });
+  });
+});
+
+Deno.test("glob completes fast on a long name and a deep path", async () => {
+  const deep = Array(40).fill("d").join("/");
+  await withTree({ [`${"a".repeat(200)}`]: "", [`${deep}/y`]: "" }, async (dir) => {
+    const t0 = performance.now();
+    const r1 = await globTool.run({ pattern: "*a*a*a*a*a*a*a*a*a*b" }, context(dir));
+    const r2 = await globTool.run({ pattern: "**/**/**/**/**/**/**/**/x" }, context(dir));
+    const elapsed = performance.now() - t0;
+    assert.equal(r1.output, `No files match "*a*a*a*a*a*a*a*a*a*b"`);
+    assert.equal(r2.output, `No files match "**/**/**/**/**/**/**/**/x"`);
+    assert.ok(elapsed < 1000, `glob took ${elapsed} ms`);
   });
 });
