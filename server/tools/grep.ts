@@ -1,17 +1,20 @@
 /**
  * The `grep` tool: lines matching a JavaScript regular expression, in a file or a directory
- * tree, as `path:line:text`.
+ * tree, as `path:line:text`. The walk and the matching run in a worker (`grep_worker.ts`):
+ * a pattern like `^(a+)+$` can backtrack for longer than anyone waits, and only terminating
+ * the worker stops it, so cancellation and the time limit still work.
  *
  * @module
  */
-import * as path from "node:path";
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
-import { displayPath, locate, readRisk } from "./workspace.ts";
-import { type GlobMatcher, globMatcher } from "./glob_pattern.ts";
-import { walk } from "./walk.ts";
+import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
+import { locate, readRisk } from "./workspace.ts";
+import { globMatcher } from "./glob_pattern.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
+import type { GrepReply, GrepRequest } from "./grep_search.ts";
+// Does nothing here; it puts the worker's module in the graph that `deno compile` embeds.
+import "./grep_worker.ts";
 
 /** Matching lines listed at most. */
 export const MAX_GREP_MATCHES = 1000;
@@ -20,8 +23,6 @@ export const MAX_GREP_LINE_CHARS = 500;
 /** Files larger than this are skipped (logs, dumps); they are counted in the result. */
 export const MAX_GREP_FILE_BYTES = 8 * 1024 * 1024;
 
-const decoder = new TextDecoder("utf-8", { fatal: false });
-const encoder = new TextEncoder();
 /** Output bytes kept free for the notes that follow the matches. */
 const NOTES_RESERVE = 256;
 
@@ -39,93 +40,97 @@ function failed(output: string): ToolResult {
   return { success: false, output, truncated: false };
 }
 
-function cutLine(line: string): string {
-  const l = line.endsWith("\r") ? line.slice(0, -1) : line;
-  return l.length > MAX_GREP_LINE_CHARS ? `${l.slice(0, MAX_GREP_LINE_CHARS)} [...]` : l;
+/** An error from the worker, rebuilt as the `Deno.errors` class it was, for its message. */
+function rebuild(error: { name: string; message: string }): Error {
+  const classes = Deno.errors as unknown as Record<string, new (message: string) => Error>;
+  const Class = Object.hasOwn(classes, error.name) ? classes[error.name]! : Error;
+  return new Class(error.message);
+}
+
+/**
+ * Runs `request` in a fresh worker. Resolves with its reply, or with undefined as soon as
+ * `signal` aborts, after terminating the worker.
+ */
+function searchInWorker(
+  request: GrepRequest,
+  signal: AbortSignal,
+): Promise<GrepReply | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL("./grep_worker.ts", import.meta.url), { type: "module" });
+    const finish = (reply: GrepReply | undefined) => {
+      signal.removeEventListener("abort", onAbort);
+      worker.terminate();
+      resolve(reply);
+    };
+    const onAbort = () => finish(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.onmessage = (e: MessageEvent<GrepReply>) => finish(e.data);
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault(); // a failed worker fails this call, not the server
+      finish({ ok: false, error: { name: "Error", message: e.message } });
+    };
+    worker.postMessage(request);
+  });
 }
 
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
-  let re: RegExp;
   try {
-    re = new RegExp(args.pattern);
+    new RegExp(args.pattern);
   } catch (err) {
     return failed(`Invalid regular expression "${args.pattern}": ${(err as Error).message}`);
   }
-  let filter: ((rel: string) => boolean) | undefined;
   if (args.glob !== undefined) {
-    const g = args.glob.replace(/^(\.\/)+/, "");
-    let matches: GlobMatcher;
     try {
-      matches = globMatcher(g);
+      globMatcher(args.glob.replace(/^(\.\/)+/, ""));
     } catch (err) {
       return failed(`Invalid glob pattern "${args.glob}": ${(err as Error).message}`);
     }
-    // A pattern without a slash matches a file's name at any depth, as in ripgrep.
-    filter = g.includes("/") ? matches : (rel) => matches(path.basename(rel));
   }
+  const cancelled = () =>
+    failed(stopMessage(ctx.signal, `Searching for "${args.pattern}" was cancelled`));
+  if (ctx.signal.aborted) return cancelled();
 
   const where = args.path ?? ".";
-  const lines: string[] = [];
-  let bytes = 0;
-  const budget = Math.max(0, ctx.limits.maxOutputBytes - NOTES_RESERVE);
-  let stop: "matches" | "bytes" | undefined;
-  let skippedLarge = 0;
-
-  /** Searches one file; returns false when the result is full. */
-  const search = async (abs: string, shown: string): Promise<boolean> => {
-    let data: Uint8Array;
-    try {
-      const info = await Deno.stat(abs);
-      if (!info.isFile) return true;
-      if (info.size > MAX_GREP_FILE_BYTES) {
-        skippedLarge++;
-        return true;
-      }
-      data = await Deno.readFile(abs);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotCapable) throw err;
-      return true; // unreadable files are passed over, as grep -s does
-    }
-    if (data.subarray(0, 8192).includes(0)) return true;
-    const text = decoder.decode(data);
-    let n = 0;
-    for (const line of text.split("\n")) {
-      n++;
-      if (!re.test(line)) continue;
-      if (lines.length === MAX_GREP_MATCHES) {
-        stop = "matches";
-        return false;
-      }
-      const out = `${shown}:${n}:${cutLine(line)}`;
-      bytes += encoder.encode(out).length + 1;
-      if (bytes > budget) {
-        stop = "bytes";
-        return false;
-      }
-      lines.push(out);
-    }
-    return true;
-  };
-
+  const fileError = (err: unknown) =>
+    failed(fileErrorMessage(err, { verb: "search", path: where, flag: "--allow-read" }));
+  let request: GrepRequest;
   try {
     const { root, absolute, inside } = await locate(ctx.cwd, where);
     const info = await Deno.stat(absolute);
-    if (info.isFile) {
-      await search(absolute, displayPath(root, absolute));
-    } else {
-      // Outside the workspace, the searched directory's own .gitignore files apply.
-      const base = inside ? root : absolute;
-      for await (const e of walk(base, absolute, { signal: ctx.signal })) {
-        if (!e.isFile || e.isSymlink) continue; // a symlink could lead outside unannounced
-        if (filter && !filter(e.rel)) continue;
-        if (!(await search(e.path, displayPath(root, e.path)))) break;
-      }
+    if (!info.isFile && !info.isDirectory) {
+      return failed(`Cannot search "${where}": it is not a regular file or directory`);
     }
+    request = {
+      pattern: args.pattern,
+      root,
+      target: absolute,
+      isFile: info.isFile,
+      // Outside the workspace, the searched directory's own .gitignore files apply.
+      walkBase: inside ? root : absolute,
+      confine: inside,
+      maxMatches: MAX_GREP_MATCHES,
+      maxBytes: Math.max(0, ctx.limits.maxOutputBytes - NOTES_RESERVE),
+      maxLineChars: MAX_GREP_LINE_CHARS,
+      maxFileBytes: MAX_GREP_FILE_BYTES,
+    };
+    if (args.glob !== undefined) request.glob = args.glob;
   } catch (err) {
-    return failed(fileErrorMessage(err, { verb: "search", path: where, flag: "--allow-read" }));
+    return fileError(err);
   }
-  if (ctx.signal.aborted) return failed(`Searching for "${args.pattern}" was cancelled`);
 
+  const reply = await searchInWorker(request, ctx.signal);
+  if (reply === undefined) return cancelled();
+  if (!reply.ok) {
+    if (reply.outside) {
+      return failed(
+        `Cannot search "${where}": it changed while being opened and may now lead outside ` +
+          `the workspace "${request.root}"; nothing was read`,
+      );
+    }
+    return fileError(rebuild(reply.error));
+  }
+
+  const { lines, stop, skippedLarge, skippedOutside } = reply;
   const notes: string[] = [];
   if (stop === "matches") {
     notes.push(`[Stopped after ${MAX_GREP_MATCHES} matching lines; narrow the search]`);
@@ -133,6 +138,9 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
   if (stop === "bytes") notes.push(`[Output limit reached; narrow the search]`);
   if (skippedLarge > 0) {
     notes.push(`[Skipped ${skippedLarge} file(s) larger than ${MAX_GREP_FILE_BYTES} bytes]`);
+  }
+  if (skippedOutside > 0) {
+    notes.push(`[Skipped ${skippedOutside} file(s) that led outside the workspace when opened]`);
   }
   if (lines.length === 0) {
     const none = `No matches found for "${args.pattern}"`;

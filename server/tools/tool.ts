@@ -23,11 +23,53 @@ export interface ToolLimits {
 export interface ToolContext {
   /** The session's canonical workspace directory. */
   cwd: string;
-  /** Aborted on cancellation; a tool stops promptly and returns. */
+  /**
+   * Aborted on cancellation, or with a `ToolTimeoutError` when the call runs out of time; a
+   * tool stops promptly and returns.
+   */
   signal: AbortSignal;
   limits: ToolLimits;
   /** Names of environment variables that must not reach child processes (API keys). */
   secretEnv: readonly string[];
+}
+
+/**
+ * The reason a call's signal is aborted with when the call runs past its time limit
+ * (`tool_timeout_ms`), so that a tool can tell a timeout from a cancellation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolTimeoutError } from "./tool.ts";
+ * assert(new ToolTimeoutError("grep", 50).message === "grep timed out after 50 ms");
+ * ```
+ */
+export class ToolTimeoutError extends Error {
+  /** The limit that was reached, in milliseconds. */
+  readonly ms: number;
+  /** Creates the reason for `tool` stopped after `ms` milliseconds. */
+  constructor(tool: string, ms: number) {
+    super(`${tool} timed out after ${ms} ms`);
+    this.name = "ToolTimeoutError";
+    this.ms = ms;
+  }
+}
+
+/**
+ * What a tool that stopped because its signal was aborted reports: the timeout's message when
+ * the call ran out of time, else `cancelled`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stopMessage, ToolTimeoutError } from "./tool.ts";
+ * const c = new AbortController();
+ * c.abort(new ToolTimeoutError("glob", 10));
+ * assert(stopMessage(c.signal, "cancelled") === "glob timed out after 10 ms");
+ * ```
+ */
+export function stopMessage(signal: AbortSignal, cancelled: string): string {
+  return signal.reason instanceof ToolTimeoutError ? signal.reason.message : cancelled;
 }
 
 /** A tool call's result; `output` is what the model sees. */

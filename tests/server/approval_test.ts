@@ -349,6 +349,50 @@ Deno.test("tool_timeout_ms caps a longer timeout_ms", async () => {
   );
 });
 
+Deno.test("grep searches in its worker under the server's narrow permission flags", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "grep", arguments: { pattern: "needle", glob: "*.txt" } }]),
+    text("found"),
+  ]);
+  await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
+    const { sessionId, cwd } = await p.open();
+    await Deno.mkdir(`${cwd}/sub`);
+    await Deno.writeTextFile(`${cwd}/sub/a.txt`, "hay\nneedle\n");
+    await Deno.writeTextFile(`${cwd}/b.md`, "needle\n");
+    const t = await p.startTurn(sessionId, "go");
+    await p.terminal(t.turn_id);
+    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    assertEquals([completed.success, completed.output], [true, "sub/a.txt:2:needle"]);
+  });
+});
+
+Deno.test("a cancelled grep stuck in a catastrophic pattern is cancelled, not timed out", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "grep", arguments: { pattern: "^(a+)+$" } }]),
+    text("unreachable"),
+  ]);
+  await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
+    const { sessionId, cwd } = await p.open();
+    await Deno.writeTextFile(`${cwd}/a.txt`, `${"a".repeat(40)}!\n`);
+    const t = await p.startTurn(sessionId, "go");
+    await p.nextOf("tool.started");
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    await p.send({
+      type: "turn.cancel",
+      request_id: "c1",
+      session_id: sessionId,
+      turn_id: t.turn_id,
+    });
+    const done = await p.terminal(t.turn_id);
+    assert(Date.now() - t0 < 3000, "cancellation took too long");
+    assertEquals(done.type, "turn.cancelled");
+    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    assertEquals(completed.success, false);
+    assertMatch(completed.output, /cancelled/);
+  });
+});
+
 Deno.test("output over max_tool_output_bytes keeps head and tail and sets truncated", async () => {
   const mock = await MockOpenAI.start([
     toolCalls([{ name: "bash", arguments: { command: "echo HEAD; seq 1 100000; echo TAIL" } }]),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { grepTool, MAX_GREP_LINE_CHARS } from "../../../server/tools/grep.ts";
-import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
+import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(
   cwd: string,
@@ -203,6 +203,62 @@ Deno.test("grep stops when the call is cancelled", async () => {
     assert.deepEqual(r, {
       success: false,
       output: `Searching for "TODO" was cancelled`,
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("grep with a catastrophic regular expression is cancelled within a second", async () => {
+  await withTree({ "a.txt": `${"a".repeat(40)}!\n` }, async (dir) => {
+    const t0 = performance.now();
+    const r = await grepTool.run(
+      { pattern: "^(a+)+$" },
+      context(dir, {}, AbortSignal.timeout(500)),
+    );
+    const elapsed = performance.now() - t0;
+    assert.deepEqual(r, {
+      success: false,
+      output: `Searching for "^(a+)+$" was cancelled`,
+      truncated: false,
+    });
+    assert.ok(elapsed < 1500, `grep took ${elapsed} ms`);
+  });
+});
+
+Deno.test("grep stopped by the call's time limit says it timed out", async () => {
+  await withTree({ "a.txt": `${"a".repeat(40)}!\n` }, async (dir) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new ToolTimeoutError("grep", 300)), 300);
+    const r = await grepTool.run({ pattern: "^(a+)+$" }, context(dir, {}, controller.signal));
+    clearTimeout(timer);
+    assert.deepEqual(r, {
+      success: false,
+      output: "grep timed out after 300 ms",
+      truncated: false,
+    });
+  });
+});
+
+Deno.test("grep filters by a glob that makes a backtracking regex explode, fast", async () => {
+  await withTree({ [`${"a".repeat(200)}`]: "needle\n", "ab": "needle\n" }, async (dir) => {
+    const t0 = performance.now();
+    const r = await grepTool.run(
+      { pattern: "needle", glob: "*a*a*a*a*a*a*a*a*a*b" },
+      context(dir, {}, AbortSignal.timeout(5000)),
+    );
+    assert.equal(r.output, 'No matches found for "needle"');
+    assert.ok(performance.now() - t0 < 1500);
+  });
+});
+
+Deno.test("grep refuses a path that is not a regular file or directory", async () => {
+  await withTree({ "a.txt": "" }, async (dir) => {
+    const made = await new Deno.Command("mkfifo", { args: [`${dir}/fifo`] }).output();
+    assert.equal(made.code, 0);
+    const r = await grepTool.run({ pattern: "x", path: "fifo" }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot search "fifo": it is not a regular file or directory`,
       truncated: false,
     });
   });
