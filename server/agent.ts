@@ -17,7 +17,7 @@ import {
   type ProviderUsage,
 } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
-import type { AnyTool, ToolResult } from "./tools/tool.ts";
+import { type AnyTool, type ToolResult, ToolTimeoutError } from "./tools/tool.ts";
 import { describeIssues } from "../protocol/schema.ts";
 import { truncateText } from "./tools/output.ts";
 import type { ContextManager } from "./context_manager.ts";
@@ -52,6 +52,8 @@ export class TurnFailure extends Error {
 }
 
 const CANCELLED_RESULT = "The tool call was cancelled before it finished.";
+/** The longest delay a timer takes (2^31-1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
 
@@ -313,23 +315,39 @@ async function runToolCall(
     // Cancelled between approval and start: nothing ran, so no completion either.
     throw e;
   });
+  // Every tool gets the time limit, as the abort reason of its signal: a turn cancellation
+  // still reads as one, a timeout as a failure that says so.
+  const timeoutMs = config.tool_timeout_ms;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new ToolTimeoutError(name, timeoutMs)),
+    Math.min(timeoutMs, MAX_TIMER_MS),
+  );
   let result: ToolResult;
   try {
     result = await tool.run(args, {
       cwd: session.cwd,
-      signal,
-      limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs: config.tool_timeout_ms },
+      signal: AbortSignal.any([signal, deadline.signal]),
+      limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs },
       secretEnv: deps.secretEnv,
     });
   } catch (e) {
     result = signal.aborted ? { success: false, output: CANCELLED_RESULT, truncated: false } : {
       success: false,
-      output: `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
+      output: deadline.signal.aborted
+        ? (deadline.signal.reason as ToolTimeoutError).message
+        : `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
       truncated: false,
     };
+  } finally {
+    clearTimeout(timer);
   }
   if (signal.aborted && result.success) {
     result = { ...result, success: false };
+  } else if (deadline.signal.aborted && result.success) {
+    // Finished only after its time was up: reported as the failure the limit promises.
+    const note = `[${(deadline.signal.reason as ToolTimeoutError).message}]`;
+    result = { ...result, success: false, output: `${result.output}\n${note}` };
   }
   return await complete(result);
 }

@@ -25,7 +25,13 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import {
+  defineTool,
+  stopMessage,
+  type ToolContext,
+  type ToolResult,
+  ToolTimeoutError,
+} from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
 
@@ -185,7 +191,7 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: Output
 }
 
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return failed("[Command was cancelled]");
+  if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, "[Command was cancelled]"));
   // Asked first, so that a server without --allow-run says so rather than a lesser problem.
   if (Deno.permissions.querySync({ name: "run", command: "bash" }).state !== "granted") {
     return failed(spawnError(new Deno.errors.NotCapable()));
@@ -243,7 +249,9 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     kills.push(killCall(child.pid, marker));
   };
   const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
-  const onAbort = () => stop("cancelled");
+  // The call's time limit may come as the signal's reason rather than from this timer.
+  const onAbort = () =>
+    stop(ctx.signal.reason instanceof ToolTimeoutError ? "timeout" : "cancelled");
   ctx.signal.addEventListener("abort", onAbort, { once: true });
 
   let status: Deno.CommandStatus;

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { displayPath, writeTarget } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { atomicWrite, OutsideWorkspaceError } from "./atomic_write.ts";
@@ -53,7 +53,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       `Cannot edit "${p}": old_string and new_string are identical, nothing would change`,
     );
   }
-  if (ctx.signal.aborted) return failed(`Editing "${p}" was cancelled`);
+  if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
   try {
     const target = await writeTarget(ctx.cwd, p, "edit");
     if (!target.ok) return failed(target.message);
@@ -98,7 +98,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     parts.push(before.slice(from));
     const after = parts.join("");
 
-    if (ctx.signal.aborted) return failed(`Editing "${p}" was cancelled`);
+    if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
     await atomicWrite(target.root, target.absolute, new TextEncoder().encode(after));
 
     const n = found.length;

@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { type GlobMatcher, globMatcher, globScope } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";
 import { fileErrorMessage } from "./permission.ts";
@@ -65,7 +65,9 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       fileErrorMessage(err, { verb: "search", path: scope.base || ".", flag: "--allow-read" }),
     );
   }
-  if (ctx.signal.aborted) return failed(`Finding files for "${args.pattern}" was cancelled`);
+  if (ctx.signal.aborted) {
+    return failed(stopMessage(ctx.signal, `Finding files for "${args.pattern}" was cancelled`));
+  }
   if (found.length === 0) {
     return { success: true, output: `No files match "${args.pattern}"`, truncated: false };
   }

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 
@@ -165,7 +165,9 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
   if (stop === "invalid") {
     return failed(`Cannot read "${args.path}": it is not valid UTF-8 text`);
   }
-  if (stop === "cancelled") return failed(`Reading "${args.path}" was cancelled`);
+  if (stop === "cancelled") {
+    return failed(stopMessage(ctx.signal, `Reading "${args.path}" was cancelled`));
+  }
   if (!sawAny) return { success: true, output: `(file "${args.path}" is empty)`, truncated: false };
   if (shown.length === 0) {
     if (stop === "bytes") {

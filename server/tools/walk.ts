@@ -21,7 +21,7 @@ export interface WalkEntry {
 
 /** How `walk` goes. */
 export interface WalkOptions {
-  /** Stops the walk between entries. */
+  /** Stops the walk between entries, and while a directory is being read. */
   signal?: AbortSignal;
   /** Deepest `rel` yielded, in segments; directories at this depth are not entered. */
   maxDepth?: number;
@@ -101,13 +101,18 @@ export async function* walk(
     if (r) inherited.push(r);
   }
   // Reading the start directory first lets its errors reach the caller.
-  const first = await readSorted(start);
+  const first = await readSorted(start, options.signal);
   yield* walkDir(base, startRel.split(path.sep).join("/"), first, inherited, maxDepth, options);
 }
 
-async function readSorted(dir: string): Promise<Deno.DirEntry[]> {
+/** The entries of `dir`, sorted; cut short (and then unsorted) when `signal` aborts. */
+async function readSorted(dir: string, signal: AbortSignal | undefined): Promise<Deno.DirEntry[]> {
   const entries: Deno.DirEntry[] = [];
-  for await (const e of Deno.readDir(dir)) entries.push(e);
+  for await (const e of Deno.readDir(dir)) {
+    // A directory of millions of entries must not hold up a cancellation.
+    if (signal?.aborted) return entries;
+    entries.push(e);
+  }
   return entries.sort(compareNames);
 }
 
@@ -138,7 +143,7 @@ async function* walkDir(
     if (e.isDirectory && !e.isSymlink && depth + 1 < maxDepth) {
       let children: Deno.DirEntry[];
       try {
-        children = await readSorted(abs);
+        children = await readSorted(abs, options.signal);
       } catch {
         continue;
       }

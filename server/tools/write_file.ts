@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { writeTarget } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { atomicWrite, OutsideWorkspaceError } from "./atomic_write.ts";
@@ -23,7 +23,9 @@ function failed(output: string): ToolResult {
 }
 
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return failed(`Writing "${args.path}" was cancelled`);
+  if (ctx.signal.aborted) {
+    return failed(stopMessage(ctx.signal, `Writing "${args.path}" was cancelled`));
+  }
   const bytes = encoder.encode(args.content);
   try {
     const target = await writeTarget(ctx.cwd, args.path, "write");

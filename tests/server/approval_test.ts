@@ -366,6 +366,36 @@ Deno.test("grep searches in its worker under the server's narrow permission flag
   });
 });
 
+Deno.test("tool_timeout_ms stops a grep over a big tree with a timeout message", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "g1", name: "grep", arguments: { pattern: "needle" } }]),
+    text("too slow"),
+  ]);
+  await withServer(
+    mock,
+    { config: { approval_policy: "never", tool_timeout_ms: 50 } },
+    async (p) => {
+      const { sessionId, cwd } = await p.open();
+      for (let d = 0; d < 40; d++) {
+        await Deno.mkdir(`${cwd}/d${d}`);
+        for (let f = 0; f < 50; f++) {
+          await Deno.writeTextFile(`${cwd}/d${d}/f${f}.txt`, "hay\nneedle\nhay\n");
+        }
+      }
+      const t = await p.startTurn(sessionId, "go");
+      const done = await p.terminal(t.turn_id);
+      assertEquals(done.type, "turn.completed");
+      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      assertEquals(
+        [completed.call_id, completed.success, completed.output],
+        ["g1", false, "grep timed out after 50 ms"],
+      );
+      const toolMsg = mock.requests[1]!.body.messages.find((m) => m.role === "tool")!;
+      assertEquals(toolMsg.content, "grep timed out after 50 ms");
+    },
+  );
+});
+
 Deno.test("a cancelled grep stuck in a catastrophic pattern is cancelled, not timed out", async () => {
   const mock = await MockOpenAI.start([
     toolCalls([{ name: "grep", arguments: { pattern: "^(a+)+$" } }]),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { bashTool } from "../../../server/tools/bash.ts";
-import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
+import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(
   cwd: string,
@@ -344,5 +344,19 @@ Deno.test("bash treats a timeout past the longest timer as no sooner limit", asy
       context(dir, { timeoutMs: 2 ** 32 }),
     );
     assert.deepEqual(r, { success: true, output: "finished\n", truncated: false });
+  });
+});
+
+Deno.test("bash stopped by the call's time limit reports a timeout, not a cancellation", async () => {
+  await withTempDir(async (dir) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new ToolTimeoutError("bash", 300)), 300);
+    const r = await bashTool.run(
+      { command: "echo started; sleep 30" },
+      context(dir, { timeoutMs: 300 }, { signal: controller.signal }),
+    );
+    clearTimeout(timer);
+    assert.equal(r.success, false);
+    assert.equal(r.output, "started\n[Command timed out after 300 ms and was killed]");
   });
 });

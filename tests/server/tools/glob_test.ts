@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { globTool, MAX_GLOB_RESULTS } from "../../../server/tools/glob.ts";
 import { globMatcher, globScope } from "../../../server/tools/glob_pattern.ts";
-import type { ToolContext } from "../../../server/tools/tool.ts";
+import { type ToolContext, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(cwd: string, signal = new AbortController().signal): ToolContext {
   return {
@@ -245,5 +245,14 @@ Deno.test("glob completes fast on a long name and a deep path", async () => {
     assert.equal(r1.output, `No files match "*a*a*a*a*a*a*a*a*a*b"`);
     assert.equal(r2.output, `No files match "**/**/**/**/**/**/**/**/x"`);
     assert.ok(elapsed < 1000, `glob took ${elapsed} ms`);
+  });
+});
+
+Deno.test("glob stopped by the call's time limit says it timed out", async () => {
+  await withTree(TREE, async (dir) => {
+    const controller = new AbortController();
+    controller.abort(new ToolTimeoutError("glob", 10));
+    const r = await globTool.run({ pattern: "**/*" }, context(dir, controller.signal));
+    assert.deepEqual(r, { success: false, output: "glob timed out after 10 ms", truncated: false });
   });
 });
