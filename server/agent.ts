@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TurnFailureCode } from "../protocol/schema.ts";
+import type { Risk, TurnFailureCode } from "../protocol/schema.ts";
 import { FrameTooLargeError } from "../protocol/ndjson.ts";
 import type { Config } from "./config.ts";
 import type { Session } from "./session.ts";
@@ -204,6 +204,9 @@ function repairHistory(history: ChatMessage[]): void {
   }
 }
 
+/** Risks in increasing order, to tell when a call's risk grew after it was announced. */
+const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+
 /** Whether a call of this risk asks for approval under the policy. */
 export function needsApproval(policy: Config["approval_policy"], risk: string): boolean {
   return policy === "always" || (policy === "on-risk" && risk !== "read");
@@ -311,10 +314,24 @@ async function runToolCall(
     }
   }
   signal.throwIfAborted();
-  await emit({ type: "tool.started", call_id: call.id, name }, signal).catch((e) => {
-    // Cancelled between approval and start: nothing ran, so no completion either.
-    throw e;
-  });
+  // The workspace may have changed while the user decided (a symlink swapped in): a call that
+  // now carries more risk than it was announced with does not run.
+  let riskNow: Risk;
+  try {
+    riskNow = await tool.risk(args, { cwd: session.cwd });
+  } catch {
+    riskNow = "write";
+  }
+  if (RISK_RANK[riskNow] > RISK_RANK[risk]) {
+    return await complete({
+      success: false,
+      output: `The call was announced with risk "${risk}" but now has risk "${riskNow}" ` +
+        `(a path changed in the meantime); nothing was done. Propose the call again.`,
+      truncated: false,
+    });
+  }
+  // Cancelled between approval and start: nothing ran, so no completion either.
+  await emit({ type: "tool.started", call_id: call.id, name }, signal);
   // Every tool gets the time limit, as the abort reason of its signal: a turn cancellation
   // still reads as one, a timeout as a failure that says so.
   const timeoutMs = config.tool_timeout_ms;

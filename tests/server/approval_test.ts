@@ -509,3 +509,37 @@ Deno.test("several calls in one response run in the model's order", async () => 
     ]);
   });
 });
+
+Deno.test("a read whose path leaves the workspace while approval is pending does not run", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "r", name: "read_file", arguments: { path: "link/secret.txt" } }]),
+    text("done"),
+  ]);
+  await withServer(mock, { config: { approval_policy: "always" } }, async (p) => {
+    const { sessionId, cwd } = await p.open();
+    await Deno.mkdir(`${cwd}/inside`);
+    await Deno.writeTextFile(`${cwd}/inside/secret.txt`, "harmless\n");
+    const outside = await Deno.makeTempDir({ dir: p.tempDir });
+    await Deno.writeTextFile(`${outside}/secret.txt`, "TOPSECRET\n");
+    await Deno.symlink(`${cwd}/inside`, `${cwd}/link`);
+    const t = await p.startTurn(sessionId, "read it");
+    const req = await p.nextOf("approval.requested");
+    assertEquals(req.risk, "read");
+    // Swap the symlink to point outside before approving.
+    await Deno.remove(`${cwd}/link`);
+    await Deno.symlink(outside, `${cwd}/link`);
+    await p.send({
+      type: "approval.resolve",
+      request_id: "ok",
+      session_id: sessionId,
+      approval_id: req.approval_id,
+      approved: true,
+    });
+    await p.terminal(t.turn_id);
+    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    assertEquals(completed.success, false);
+    assertMatch(completed.output, /now has risk "write"/);
+    assert(!completed.output.includes("TOPSECRET"));
+    assert(!p.turnEvents(t.turn_id).some((e) => e.type === "tool.started"));
+  });
+});
