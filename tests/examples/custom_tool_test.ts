@@ -24,7 +24,7 @@ Deno.test("the custom-tool example serves the Peon protocol and runs its tool", 
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "count");
     assertEquals((await p.terminal(t.turn_id)).type, "turn.completed");
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals([completed.name, completed.success, completed.output], [
       "word_count",
       true,

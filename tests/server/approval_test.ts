@@ -61,7 +61,7 @@ Deno.test("on-risk: a bash call is proposed, approval requested, started only af
       "assistant.completed",
       "turn.completed",
     ]);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, true);
     assertMatch(completed.output, /out/);
     assertMatch(completed.output, /err/);
@@ -195,7 +195,7 @@ Deno.test("a write outside the workspace is refused and writes nothing", async (
     const { sessionId, cwd } = await p.open();
     const t = await p.startTurn(sessionId, "write it");
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /outside the workspace/);
     assertEquals(await exists(`${cwd}/../escaped.txt`), false);
@@ -245,7 +245,7 @@ Deno.test("cancel during a running sleep ends with tool.completed then turn.canc
     assertEquals(done.type, "turn.cancelled");
     const evs = types(p.turnEvents(t.turn_id));
     assertEquals(evs.slice(-2), ["tool.completed", "turn.cancelled"]);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertEquals(await processesWith(`sleep 10`), [], "no process outlives its call");
   });
@@ -322,7 +322,7 @@ Deno.test("a bash call past its timeout is killed and fails with a clear message
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /timed out/);
     assertEquals(await processesWith("sleep 105"), []);
@@ -343,7 +343,7 @@ Deno.test("tool_timeout_ms caps a longer timeout_ms", async () => {
       const t0 = Date.now();
       await p.terminal(t.turn_id);
       assert(Date.now() - t0 < 5000);
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertMatch(completed.output, /timed out/);
     },
   );
@@ -361,7 +361,7 @@ Deno.test("grep searches in its worker under the server's narrow permission flag
     await Deno.writeTextFile(`${cwd}/b.md`, "needle\n");
     const t = await p.startTurn(sessionId, "go");
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals([completed.success, completed.output], [true, "sub/a.txt:2:needle"]);
   });
 });
@@ -385,7 +385,7 @@ Deno.test("tool_timeout_ms stops a grep over a big tree with a timeout message",
       const t = await p.startTurn(sessionId, "go");
       const done = await p.terminal(t.turn_id);
       assertEquals(done.type, "turn.completed");
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(
         [completed.call_id, completed.success, completed.output],
         ["g1", false, "grep timed out after 50 ms"],
@@ -417,7 +417,7 @@ Deno.test("a cancelled grep stuck in a catastrophic pattern is cancelled, not ti
     const done = await p.terminal(t.turn_id);
     assert(Date.now() - t0 < 3000, "cancellation took too long");
     assertEquals(done.type, "turn.cancelled");
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /cancelled/);
   });
@@ -435,7 +435,7 @@ Deno.test("output over max_tool_output_bytes keeps head and tail and sets trunca
       const { sessionId } = await p.open();
       const t = await p.startTurn(sessionId, "go");
       await p.terminal(t.turn_id);
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.truncated, true);
       assert(new TextEncoder().encode(completed.output).length <= 2000);
       assertMatch(completed.output, /^HEAD/);
@@ -453,7 +453,7 @@ Deno.test("a non-zero exit is success false with the exit code in the output", a
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /exit code 3/);
   });
@@ -471,7 +471,7 @@ Deno.test("the provider's API key is not in a bash call's environment", async ()
       const { sessionId } = await p.open();
       const t = await p.startTurn(sessionId, "go");
       await p.terminal(t.turn_id);
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, true);
       assert(!completed.output.includes("sk-env-secret-555"));
       assert(!completed.output.includes("OPENAI_API_KEY"));
@@ -536,7 +536,7 @@ Deno.test("a read whose path leaves the workspace while approval is pending does
       approved: true,
     });
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /now has risk "write"/);
     assert(!completed.output.includes("TOPSECRET"));

@@ -311,51 +311,41 @@ Deno.test("stdout carries only protocol frames; diagnostics go to stderr", async
   });
 });
 
+/** Runs `scv server --config path` with no input; returns its status and stderr. */
+async function serverWithConfig(path: string, home: string): Promise<[number, string, string]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-read",
+      "--allow-env",
+      new URL("../../main.ts", import.meta.url).pathname,
+      "server",
+      "--config",
+      path,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { XDG_CONFIG_HOME: home },
+  }).output();
+  const d = new TextDecoder();
+  return [out.code, d.decode(out.stdout), d.decode(out.stderr)];
+}
+
 Deno.test("a bad config file is a startup error naming the file and the key", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/bad.jsonc`;
     await Deno.writeTextFile(path, '{ "max_steps": -1, }');
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        "--allow-read",
-        "--allow-env",
-        "main.ts",
-        "server",
-        "--config",
-        path,
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      env: { XDG_CONFIG_HOME: dir },
-    }).output();
-    assertEquals(out.code, 2);
-    assertEquals(new TextDecoder().decode(out.stdout), "");
-    const err = new TextDecoder().decode(out.stderr);
+    const [code, stdout, err] = await serverWithConfig(path, dir);
+    assertEquals([code, stdout], [2, ""]);
     assertMatch(err, /bad\.jsonc/);
     assertMatch(err, /"max_steps" must be a positive integer, got -1/);
     await Deno.writeTextFile(path, '{ "max_stepz": 3 }');
-    const out2 = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        "--allow-read",
-        "--allow-env",
-        "main.ts",
-        "server",
-        "--config",
-        path,
-      ],
-      stdin: "null",
-      stderr: "piped",
-      stdout: "null",
-      env: { XDG_CONFIG_HOME: dir },
-    }).output();
-    assertEquals(out2.code, 2);
-    assertMatch(new TextDecoder().decode(out2.stderr), /unknown key "max_stepz"/);
+    const [code2, , err2] = await serverWithConfig(path, dir);
+    assertEquals(code2, 2);
+    assertMatch(err2, /unknown key "max_stepz"/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -3,22 +3,20 @@
  * permission shows (a clear tool or provider failure, never a prompt or a crash).
  */
 import { assertEquals, assertMatch } from "../support/assert.ts";
-import { withServer } from "../support/server_process.ts";
+import { SERVER_FLAGS, withServer } from "../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
+
+/** The flags of `deno task server` with the network scoped to `host`. */
+function netScoped(host: string): string[] {
+  return SERVER_FLAGS.map((f) => f === "--allow-net" ? `--allow-net=${host}` : f);
+}
 
 Deno.test("network scoped to the provider's host is enough for a turn", async () => {
   const mock = await MockOpenAI.start([text("scoped")]);
   await withServer(
     mock,
     {
-      denoFlags: [
-        "--no-prompt",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-net=127.0.0.1",
-        "--allow-run=bash",
-      ],
+      denoFlags: netScoped("127.0.0.1"),
     },
     async (p) => {
       const { sessionId } = await p.open();
@@ -33,14 +31,7 @@ Deno.test("a provider host outside --allow-net fails the turn naming the permiss
   await withServer(
     mock,
     {
-      denoFlags: [
-        "--no-prompt",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-net=api.openai.com",
-        "--allow-run=bash",
-      ],
+      denoFlags: netScoped("api.openai.com"),
     },
     async (p) => {
       const { sessionId } = await p.open();
@@ -69,7 +60,7 @@ Deno.test("without --allow-run a bash call fails naming the permission and the s
       const t = await p.startTurn(sessionId, "go");
       const done = await p.terminal(t.turn_id);
       assertEquals(done.type, "turn.completed");
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, false);
       assertMatch(completed.output, /--allow-run/);
     },
@@ -91,7 +82,7 @@ Deno.test("a read-only server (--deny-write) starts, and a write fails naming th
       const { sessionId } = await p.open();
       const t = await p.startTurn(sessionId, "go");
       await p.terminal(t.turn_id);
-      const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+      const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, false);
       assertMatch(completed.output, /--allow-write/);
     },

@@ -59,7 +59,7 @@ Deno.test("SSE comments, unknown fields and a bad retry line are ignored", async
     const t = await p.startTurn(sessionId, "hi");
     const done = await p.terminal(t.turn_id);
     assertEquals(done.type, "turn.completed");
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "assistant.completed")!;
+    const completed = p.eventOf(t.turn_id, "assistant.completed");
     assertEquals(completed.content, "Hello");
   });
 });

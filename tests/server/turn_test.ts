@@ -151,7 +151,7 @@ Deno.test("tool arguments that are not JSON complete the call with success false
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     await p.terminal(t.turn_id);
-    const completed = p.turnEvents(t.turn_id).find((e) => e.type === "tool.completed")!;
+    const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /not valid JSON/);
   });

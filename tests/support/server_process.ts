@@ -185,6 +185,13 @@ export class ServerProcess {
     return this.events.filter((e) => e.turn_id === turnId);
   }
 
+  /** The first event of a type in a turn; throws when there is none. */
+  eventOf(turnId: string, type: string): Ev {
+    const ev = this.turnEvents(turnId).find((e) => e.type === type);
+    if (!ev) throw new Error(`no ${type} in turn ${turnId}: ${this.#summary()}`);
+    return ev;
+  }
+
   /** Initializes and opens a session on `cwd` (a temp dir by default); returns its id. */
   async open(cwd?: string): Promise<{ sessionId: string; cwd: string }> {
     await this.send({ type: "initialize", request_id: "init", protocol_version: 1 });
