@@ -368,6 +368,3 @@ async function runToolCall(
   }
   return await complete(result);
 }
-
-/** Exposed for tests of the approval summary budget. */
-export const _internal = { fieldBudget, repairHistory };
