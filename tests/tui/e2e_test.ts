@@ -473,3 +473,142 @@ Deno.test("scv without a terminal points to scv exec and exits 2", async () => {
   assertEquals(out.code, 2);
   assert(new TextDecoder().decode(out.stderr).includes('use "scv exec PROMPT" for scripts'));
 });
+
+/**
+ * The composer's rows on `pane`: the lines between the last two rules, trimmed (the prompt
+ * mark, the indent of continuation rows and the cursor cell before a placeholder go).
+ */
+function composerRows(pane: string): string[] {
+  const lines = pane.split("\n");
+  const rules = lines.flatMap((l, i) => (/^─{10,}\s*$/.test(l) ? [i] : []));
+  if (rules.length < 2) return [];
+  const [top, bottom] = rules.slice(-2) as [number, number];
+  return lines.slice(top + 1, bottom).map((l) => l.replace(/^› /, "").trim());
+}
+
+/** Waits until the composer shows exactly `rows`, or fails with the pane. */
+async function waitForComposer(s: TuiSession, rows: string[], timeoutMs = 10000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let pane = "";
+  while (Date.now() < deadline) {
+    pane = s.capture();
+    if (JSON.stringify(composerRows(pane)) === JSON.stringify(rows)) return pane;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(
+    `Timed out waiting for the composer to show ${JSON.stringify(rows)}; it shows ${
+      JSON.stringify(composerRows(pane))
+    }; the pane:\n${pane}`,
+  );
+}
+
+/** The placeholder an empty composer shows while no turn runs. */
+const EMPTY_COMPOSER = "ask anything · /help for commands";
+
+/** Sends `prompt` and waits for `answer` and the idle status line. */
+async function ask(s: TuiSession, prompt: string, answer: string): Promise<void> {
+  s.type(prompt);
+  s.keys("Enter");
+  await s.waitFor(answer);
+  await s.waitFor(/idle\s*$/m);
+  await waitForComposer(s, [EMPTY_COMPOSER]);
+}
+
+/** The text of the last user message of the mock's request `i`. */
+function sentPrompt(s: TuiSession, i: number): unknown {
+  const messages = s.mock.requests[i]?.body.messages ?? [];
+  return messages.findLast((m) => m.role === "user")?.content;
+}
+
+Deno.test("e2e: Up and Down walk the prompt history in the composer", opts, async () => {
+  await withTui({ script: [text("First answer."), text("Second answer.")] }, async (s) => {
+    await ask(s, "first prompt", "First answer.");
+    await ask(s, "second prompt", "Second answer.");
+    s.type("a draft");
+    await waitForComposer(s, ["a draft"]);
+    s.keys("Up");
+    await waitForComposer(s, ["second prompt"]);
+    s.keys("Up");
+    await waitForComposer(s, ["first prompt"]);
+    s.keys("Up"); // nothing older: stays on the oldest
+    s.keys("Down");
+    await waitForComposer(s, ["second prompt"]);
+    s.keys("Down");
+    await waitForComposer(s, ["a draft"]);
+    assertEquals(s.mock.requests.length, 2, "walking the history sends nothing");
+  });
+});
+
+Deno.test(
+  "e2e: the prompt history survives a restart with the same XDG_STATE_HOME",
+  opts,
+  async () => {
+    await withTui({ script: [text("Noted.")] }, async (first) => {
+      await ask(first, "remember me across restarts", "Noted.");
+      first.keys("C-d");
+      await first.waitFor("tui-exit-status=0");
+      await withTui(
+        { script: [], env: { XDG_STATE_HOME: first.stateHome } },
+        async (second) => {
+          second.keys("Up");
+          await waitForComposer(second, ["remember me across restarts"]);
+        },
+      );
+    });
+  },
+);
+
+Deno.test(
+  "e2e: the prompt history keeps only max_prompt_history_items, on disk and for Up",
+  opts,
+  async () => {
+    await withTui({
+      script: [text("A1."), text("A2."), text("A3."), text("A4.")],
+      config: { max_prompt_history_items: 3 },
+    }, async (s) => {
+      for (let i = 1; i <= 4; i++) await ask(s, `prompt ${i}`, `A${i}.`);
+      const path = `${s.stateHome}/scv/history.jsonl`;
+      const deadline = Date.now() + 5000;
+      let saved = "";
+      while (Date.now() < deadline) {
+        saved = await Deno.readTextFile(path).catch(() => "");
+        if (saved.includes("prompt 4")) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assertEquals(saved, '"prompt 2"\n"prompt 3"\n"prompt 4"\n');
+      for (let i = 0; i < 4; i++) s.keys("Up"); // one more than the history holds
+      await waitForComposer(s, ["prompt 2"]);
+      await new Promise((r) => setTimeout(r, 200));
+      assertEquals(composerRows(s.capture()), ["prompt 2"], "nothing older than the bound");
+    });
+  },
+);
+
+/** Newline keys: how each is sent to the pane. */
+const NEWLINE_KEYS: Array<[string, (s: TuiSession) => void]> = [
+  ["Ctrl+J", (s) => s.keys("C-j")],
+  ["Shift+Enter (kitty CSI 13;2u)", (s) => s.type("\x1b[13;2u")],
+  ["Shift+Enter (xterm modifyOtherKeys CSI 27;2;13~)", (s) => s.type("\x1b[27;2;13~")],
+  ["Alt+Enter (ESC CR)", (s) => s.type("\x1b\r")],
+];
+
+for (const [name, press] of NEWLINE_KEYS) {
+  Deno.test(
+    `e2e: ${name} inserts a newline and Enter sends both lines as one prompt`,
+    opts,
+    async () => {
+      await withTui({ script: [text("Two lines received.")] }, async (s) => {
+        s.type("line one");
+        await waitForComposer(s, ["line one"]);
+        press(s);
+        s.type("line two");
+        await waitForComposer(s, ["line one", "line two"]);
+        assertEquals(s.mock.requests.length, 0, "the newline key sent nothing");
+        s.keys("Enter");
+        await s.waitFor("Two lines received.");
+        assertEquals(s.mock.requests.length, 1);
+        assertEquals(sentPrompt(s, 0), "line one\nline two");
+      });
+    },
+  );
+}
