@@ -204,6 +204,16 @@ function repairHistory(history: ChatMessage[]): void {
   }
 }
 
+/** How long a tool may take to stop after its signal aborts before the call is abandoned. */
+export const TOOL_STOP_GRACE_MS = 2000;
+
+/** A tool that did not stop within {@link TOOL_STOP_GRACE_MS} of its signal aborting. */
+class ToolAbandonedError extends Error {
+  constructor(name: string) {
+    super(`${name} did not stop within ${TOOL_STOP_GRACE_MS} ms of being told to; abandoned`);
+  }
+}
+
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
 const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
 
@@ -340,14 +350,30 @@ async function runToolCall(
     () => deadline.abort(new ToolTimeoutError(name, timeoutMs)),
     Math.min(timeoutMs, MAX_TIMER_MS),
   );
+  const runSignal = AbortSignal.any([signal, deadline.signal]);
+  // A tool that ignores its signal (an embedder's, say) is abandoned after a grace period, so
+  // cancellation and timeouts still end the call in bounded time.
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    graceTimer = setTimeout(() => abandon(), TOOL_STOP_GRACE_MS);
+  };
+  let abandon!: () => void;
+  const abandoned = new Promise<never>((_, reject) => {
+    abandon = () => reject(new ToolAbandonedError(name));
+  });
+  abandoned.catch(() => {});
+  runSignal.addEventListener("abort", onAbort, { once: true });
   let result: ToolResult;
   try {
-    result = await tool.run(args, {
-      cwd: session.cwd,
-      signal: AbortSignal.any([signal, deadline.signal]),
-      limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs },
-      secretEnv: deps.secretEnv,
-    });
+    result = await Promise.race([
+      tool.run(args, {
+        cwd: session.cwd,
+        signal: runSignal,
+        limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs },
+        secretEnv: deps.secretEnv,
+      }),
+      abandoned,
+    ]);
   } catch (e) {
     result = signal.aborted ? { success: false, output: CANCELLED_RESULT, truncated: false } : {
       success: false,
@@ -358,6 +384,8 @@ async function runToolCall(
     };
   } finally {
     clearTimeout(timer);
+    clearTimeout(graceTimer);
+    runSignal.removeEventListener("abort", onAbort);
   }
   if (signal.aborted && result.success) {
     result = { ...result, success: false };

@@ -543,3 +543,45 @@ Deno.test("a read whose path leaves the workspace while approval is pending does
     assert(!p.turnEvents(t.turn_id).some((e) => e.type === "tool.started"));
   });
 });
+
+const STUBBORN = new URL("../fixtures/stubborn_tool_server.ts", import.meta.url).pathname;
+
+Deno.test("a tool that ignores cancellation is abandoned and the turn still ends within 3 s", async () => {
+  const mock = await MockOpenAI.start([toolCalls([{ id: "s", name: "stubborn", arguments: {} }])]);
+  await withServer(mock, { script: STUBBORN, config: { approval_policy: "never" } }, async (p) => {
+    const { sessionId } = await p.open();
+    const t = await p.startTurn(sessionId, "go");
+    await p.nextOf("tool.started");
+    const t0 = Date.now();
+    await p.send({
+      type: "turn.cancel",
+      request_id: "c",
+      session_id: sessionId,
+      turn_id: t.turn_id,
+    });
+    const done = await p.terminal(t.turn_id);
+    assert(Date.now() - t0 < 3000, "cancellation takes effect within 3 s");
+    assertEquals(done.type, "turn.cancelled");
+    assertEquals(types(p.turnEvents(t.turn_id)).slice(-2), ["tool.completed", "turn.cancelled"]);
+    assertEquals(p.eventOf(t.turn_id, "tool.completed").success, false);
+  });
+});
+
+Deno.test("a tool that ignores its time limit is abandoned with a timeout message", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "s", name: "stubborn", arguments: {} }]),
+    text("gave up"),
+  ]);
+  await withServer(
+    mock,
+    { script: STUBBORN, config: { approval_policy: "never", tool_timeout_ms: 300 } },
+    async (p) => {
+      const { sessionId } = await p.open();
+      const t = await p.startTurn(sessionId, "go");
+      assertEquals((await p.terminal(t.turn_id)).type, "turn.completed");
+      const completed = p.eventOf(t.turn_id, "tool.completed");
+      assertEquals(completed.success, false);
+      assertMatch(completed.output, /timed out after 300 ms/);
+    },
+  );
+});
