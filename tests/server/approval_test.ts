@@ -146,8 +146,7 @@ Deno.test("policy never runs a bash call without asking", async () => {
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const evs = p.turnEvents(t.turn_id);
     assert(!evs.some((e) => e.type === "approval.requested"));
     assertEquals(evs.find((e) => e.type === "tool.completed")!.output.trim(), "ran");
@@ -164,8 +163,7 @@ Deno.test("the --approval-policy flag applies to scv server", async () => {
     args: ["--approval-policy", "never"],
   }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     assert(!p.turnEvents(t.turn_id).some((e) => e.type === "approval.requested"));
   });
 });
@@ -193,8 +191,7 @@ Deno.test("a write outside the workspace is refused and writes nothing", async (
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId, cwd } = await p.open();
-    const t = await p.startTurn(sessionId, "write it");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "write it");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /outside the workspace/);
@@ -209,8 +206,7 @@ Deno.test("arguments that fail the tool's schema complete with success false nam
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const evs = p.turnEvents(t.turn_id);
     assert(
       !evs.some((e) => e.type === "approval.requested"),
@@ -233,15 +229,8 @@ Deno.test("cancel during a running sleep ends with tool.completed then turn.canc
     await p.nextOf("tool.started");
     await new Promise((r) => setTimeout(r, 300));
     assert((await processesWith("sleep 10")).length > 0, "the sleeps are running");
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    const done = await p.terminal(t.turn_id);
-    assert(Date.now() - t0 < 3000, "cancelled within 3 s");
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c");
+    assert(ms < 3000, "cancelled within 3 s");
     assertEquals(done.type, "turn.cancelled");
     const evs = types(p.turnEvents(t.turn_id));
     assertEquals(evs.slice(-2), ["tool.completed", "turn.cancelled"]);
@@ -259,15 +248,9 @@ Deno.test("cancel during an approval wait ends the turn and the approval can no 
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     const req = await p.nextOf("approval.requested");
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    assertEquals((await p.terminal(t.turn_id)).type, "turn.cancelled");
-    assert(Date.now() - t0 < 3000);
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c");
+    assertEquals(done.type, "turn.cancelled");
+    assert(ms < 3000);
     assert(!p.turnEvents(t.turn_id).some((e) => e.type === "tool.started"));
     await p.send({
       type: "approval.resolve",
@@ -305,8 +288,7 @@ Deno.test("a background grandchild does not outlive a finished bash call", async
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "go");
     assertEquals(done.type, "turn.completed");
     assertEquals(await processesWith("sleep 103"), []);
     assertEquals(await processesWith("sleep 104"), []);
@@ -320,8 +302,7 @@ Deno.test("a bash call past its timeout is killed and fails with a clear message
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /timed out/);
@@ -359,8 +340,7 @@ Deno.test("grep searches in its worker under the server's narrow permission flag
     await Deno.mkdir(`${cwd}/sub`);
     await Deno.writeTextFile(`${cwd}/sub/a.txt`, "hay\nneedle\n");
     await Deno.writeTextFile(`${cwd}/b.md`, "needle\n");
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals([completed.success, completed.output], [true, "sub/a.txt:2:needle"]);
   });
@@ -382,8 +362,7 @@ Deno.test("tool_timeout_ms stops a grep over a big tree with a timeout message",
           await Deno.writeTextFile(`${cwd}/d${d}/f${f}.txt`, "hay\nneedle\nhay\n");
         }
       }
-      const t = await p.startTurn(sessionId, "go");
-      const done = await p.terminal(t.turn_id);
+      const { t, done } = await p.runTurn(sessionId, "go");
       assertEquals(done.type, "turn.completed");
       const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(
@@ -407,15 +386,8 @@ Deno.test("a cancelled grep stuck in a catastrophic pattern is cancelled, not ti
     const t = await p.startTurn(sessionId, "go");
     await p.nextOf("tool.started");
     await new Promise((r) => setTimeout(r, 300));
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c1",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    const done = await p.terminal(t.turn_id);
-    assert(Date.now() - t0 < 3000, "cancellation took too long");
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c1");
+    assert(ms < 3000, "cancellation took too long");
     assertEquals(done.type, "turn.cancelled");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
@@ -433,8 +405,7 @@ Deno.test("output over max_tool_output_bytes keeps head and tail and sets trunca
     { config: { approval_policy: "never", max_tool_output_bytes: 2000 } },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "go");
-      await p.terminal(t.turn_id);
+      const { t } = await p.runTurn(sessionId, "go");
       const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.truncated, true);
       assert(new TextEncoder().encode(completed.output).length <= 2000);
@@ -451,8 +422,7 @@ Deno.test("a non-zero exit is success false with the exit code in the output", a
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /exit code 3/);
@@ -469,8 +439,7 @@ Deno.test("the provider's API key is not in a bash call's environment", async ()
     { config: { approval_policy: "never" }, env: { OPENAI_API_KEY: "sk-env-secret-555" } },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "go");
-      await p.terminal(t.turn_id);
+      const { t } = await p.runTurn(sessionId, "go");
       const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, true);
       assert(!completed.output.includes("sk-env-secret-555"));
@@ -489,8 +458,7 @@ Deno.test("several calls in one response run in the model's order", async () => 
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const seq = p.turnEvents(t.turn_id).filter((e) => e.type.startsWith("tool.")).map((e) =>
       `${e.type}:${e.call_id}`
     );
@@ -552,15 +520,8 @@ Deno.test("a tool that ignores cancellation is abandoned and the turn still ends
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     await p.nextOf("tool.started");
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    const done = await p.terminal(t.turn_id);
-    assert(Date.now() - t0 < 3000, "cancellation takes effect within 3 s");
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c");
+    assert(ms < 3000, "cancellation takes effect within 3 s");
     assertEquals(done.type, "turn.cancelled");
     assertEquals(types(p.turnEvents(t.turn_id)).slice(-2), ["tool.completed", "turn.cancelled"]);
     assertEquals(p.eventOf(t.turn_id, "tool.completed").success, false);

@@ -39,8 +39,7 @@ Deno.test("compaction before a provider call shrinks the request, keeps it valid
     const { sessionId } = await p.open();
     let compacted: Ev | undefined;
     for (let turn = 0; turn < 8 && !compacted; turn++) {
-      const t = await p.startTurn(sessionId, `turn ${turn}: ${words(150, "prompt")}`);
-      const done = await p.terminal(t.turn_id);
+      const { t, done } = await p.runTurn(sessionId, `turn ${turn}: ${words(150, "prompt")}`);
       assertEquals(done.type, "turn.completed", JSON.stringify(done));
       compacted = p.turnEvents(t.turn_id).find((e) => e.type === "context.compacted");
     }
@@ -74,8 +73,7 @@ Deno.test("a turn whose prompt alone does not fit fails with context_limit", asy
   const mock = await MockOpenAI.start(() => text("unused"));
   await withServer(mock, { config: { context_max_tokens: 2000 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, words(2000, "big"));
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, words(2000, "big"));
     assertEquals([done.type, done.code], ["turn.failed", "context_limit"]);
     assertEquals(mock.requests.length, 0, "no provider call was made");
     // The session is still usable for a small prompt.
@@ -112,8 +110,7 @@ Deno.test("a prompt over max_history_bytes fails the turn with history_limit", a
   const mock = await MockOpenAI.start(() => text("unused"));
   await withServer(mock, { config: { max_history_bytes: 500 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "q".repeat(600));
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "q".repeat(600));
     assertEquals([done.type, done.code], ["turn.failed", "history_limit"]);
     assertEquals(mock.requests.length, 0);
   });

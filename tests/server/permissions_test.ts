@@ -35,8 +35,7 @@ Deno.test("a provider host outside --allow-net fails the turn naming the permiss
     },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "hi");
-      const done = await p.terminal(t.turn_id);
+      const { done } = await p.runTurn(sessionId, "hi");
       assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
       assertMatch(done.message, /net access/);
       assertEquals(mock.requests.length, 0);
@@ -57,8 +56,7 @@ Deno.test("without --allow-run a bash call fails naming the permission and the s
     },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "go");
-      const done = await p.terminal(t.turn_id);
+      const { t, done } = await p.runTurn(sessionId, "go");
       assertEquals(done.type, "turn.completed");
       const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, false);
@@ -80,8 +78,7 @@ Deno.test("a read-only server (--deny-write) starts, and a write fails naming th
     },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "go");
-      await p.terminal(t.turn_id);
+      const { t } = await p.runTurn(sessionId, "go");
       const completed = p.eventOf(t.turn_id, "tool.completed");
       assertEquals(completed.success, false);
       assertMatch(completed.output, /--allow-write/);

@@ -61,8 +61,7 @@ Deno.test("the provider sees the workspace's AGENTS.md in the system prompt", as
     const ws = await Deno.makeTempDir({ dir: p.tempDir });
     await Deno.writeTextFile(`${ws}/AGENTS.md`, "Always answer in haiku.");
     const { sessionId } = await p.open(ws);
-    const t = await p.startTurn(sessionId, "hi");
-    await p.terminal(t.turn_id);
+    await p.runTurn(sessionId, "hi");
     const system = mock.requests[0]!.body.messages[0]!;
     assertEquals(system.role, "system");
     assertMatch(String(system.content), /Always answer in haiku\./);

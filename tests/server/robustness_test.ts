@@ -56,8 +56,7 @@ Deno.test("SSE comments, unknown fields and a bad retry line are ignored", async
   }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals(done.type, "turn.completed");
     const completed = p.eventOf(t.turn_id, "assistant.completed");
     assertEquals(completed.content, "Hello");
@@ -71,8 +70,7 @@ Deno.test("an SSE event over 1 MiB split across many body chunks fails with resp
   const mock = await MockOpenAI.start([{ kind: "stream", events: pieces }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
   });
 });

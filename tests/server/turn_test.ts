@@ -52,8 +52,7 @@ Deno.test("the provider request is a streaming chat completion with usage, tools
     { env: { OPENAI_API_KEY: "sk-test-key-123" }, config: { model: "m-1" } },
     async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "hello");
-      await p.terminal(t.turn_id);
+      const { t } = await p.runTurn(sessionId, "hello");
       const req = mock.requests[0]!;
       assertEquals(req.body.model, "m-1");
       assertEquals(req.body.stream, true);
@@ -79,8 +78,7 @@ Deno.test("usage is omitted from turn.completed when the provider reports none",
   const mock = await MockOpenAI.start([text("no usage here")]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals(done.type, "turn.completed");
     assert(!("usage" in done), "usage must be omitted");
   });
@@ -95,8 +93,7 @@ Deno.test("steps count provider calls and usage is summed over them", async () =
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "go");
     assertEquals(done.type, "turn.completed");
     assertEquals(done.steps, 2);
     assertEquals(done.usage, { input_tokens: 30, output_tokens: 7 });
@@ -111,8 +108,7 @@ Deno.test("an unknown tool completes with success false and the turn goes on", a
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const events = p.turnEvents(t.turn_id);
     const types = events.map((e) => e.type);
     assertEquals(types.filter((x) => x !== "assistant.delta"), [
@@ -149,8 +145,7 @@ Deno.test("tool arguments that are not JSON complete the call with success false
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "go");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "go");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /not valid JSON/);
@@ -162,8 +157,7 @@ Deno.test("max_steps provider calls end the turn with step_limit", async () => {
   const mock = await MockOpenAI.start(() => loop());
   await withServer(mock, { config: { max_steps: 3 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "loop forever");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "loop forever");
     assertEquals([done.type, done.code], ["turn.failed", "step_limit"]);
     assertEquals(done.message, "agent reached 3 steps");
     assertEquals(mock.requests.length, 3);
@@ -181,8 +175,7 @@ Deno.test("HTTP 500 is retried three times in all, then provider_error without t
   }));
   await withServer(mock, { env: { OPENAI_API_KEY: key } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /HTTP 500/);
     assertMatch(done.message, /upstream broke/);
@@ -224,8 +217,7 @@ Deno.test("HTTP 401 and 400 are not retried", async () => {
     }));
     await withServer(mock, {}, async (p) => {
       const { sessionId } = await p.open();
-      const t = await p.startTurn(sessionId, "hi");
-      const done = await p.terminal(t.turn_id);
+      const { t, done } = await p.runTurn(sessionId, "hi");
       assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
       assertMatch(done.message, new RegExp(`HTTP ${status}: Incorrect API key provided`));
       assertEquals(mock.requests.length, 1);
@@ -237,8 +229,7 @@ Deno.test("an unreachable provider fails the turn with provider_error", async ()
   const mock = await MockOpenAI.start([]);
   await withServer(mock, { config: { base_url: "http://127.0.0.1:9/v1" } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /Cannot reach the provider/);
   });
@@ -248,8 +239,7 @@ Deno.test("a provider silent for provider_timeout_ms fails the turn with provide
   const mock = await MockOpenAI.start([{ kind: "silent" }]);
   await withServer(mock, { config: { provider_timeout_ms: 400 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /400 ms/);
   });
@@ -263,8 +253,7 @@ Deno.test("a provider that stalls mid-stream fails with provider_error", async (
   }]);
   await withServer(mock, { config: { provider_timeout_ms: 400 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     // The partial text was streamed, but no assistant.completed for a failed response.
     const types = p.turnEvents(t.turn_id).map((e) => e.type);
@@ -281,8 +270,7 @@ Deno.test("a stream that ends without [DONE] or finish_reason is a provider_erro
   }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
   });
 });
@@ -294,8 +282,7 @@ Deno.test("an error object in the stream is a provider_error with the provider's
   }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /model overloaded/);
   });
@@ -305,8 +292,7 @@ Deno.test("assistant text over 1 MiB fails with response_limit", async () => {
   const mock = await MockOpenAI.start([{ kind: "flood", bytes: 1.5 * 1024 * 1024, chunk: 4096 }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     assertMatch(done.message, /Assistant text exceeded 1048576 bytes/);
     const text = p.turnEvents(t.turn_id).filter((e) => e.type === "assistant.delta").map((e) =>
@@ -324,8 +310,7 @@ Deno.test("an SSE event over 1 MiB fails with response_limit", async () => {
   const mock = await MockOpenAI.start([{ kind: "stream", events: [big] }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     assertMatch(done.message, /SSE event over 1048576 bytes/);
   });
@@ -337,8 +322,7 @@ Deno.test("a response over 4 MiB fails with response_limit", async () => {
   const mock = await MockOpenAI.start([{ kind: "stream", events: Array(10).fill(pad) }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     assertMatch(done.message, /exceeded 4194304 bytes/);
   });
@@ -352,8 +336,7 @@ Deno.test("more than 32 tool calls fail with tool_limit and none is executed", a
   const mock = await MockOpenAI.start([toolCalls(calls)]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId, cwd } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "tool_limit"]);
     assert(
       !p.turnEvents(t.turn_id).some((e) => e.type.startsWith("tool.")),
@@ -369,8 +352,7 @@ Deno.test("tool arguments over 256 KiB fail with tool_limit", async () => {
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "tool_limit"]);
     assertMatch(done.message, /262144 bytes/);
   });
@@ -380,8 +362,7 @@ Deno.test("a completion frame over max_server_frame_bytes fails with response_li
   const mock = await MockOpenAI.start([text("w".repeat(5000), { pieceSize: 100 })]);
   await withServer(mock, { config: { max_server_frame_bytes: 4096 } }, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "hi");
-    const done = await p.terminal(t.turn_id);
+    const { t, done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     const events = p.turnEvents(t.turn_id);
     assert(!events.some((e) => e.type === "assistant.completed"));
@@ -411,13 +392,8 @@ Deno.test("turn.start while a turn runs gets turn_active", async () => {
     await p.send({ type: "session.clear", request_id: "clr", session_id: sessionId });
     const err2 = await p.nextOf("error");
     assertEquals([err2.code, err2.request_id], ["turn_active", "clr"]);
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    assertEquals((await p.terminal(t.turn_id)).type, "turn.cancelled");
+    const { done } = await p.cancelTurn(sessionId, t.turn_id, "c");
+    assertEquals(done.type, "turn.cancelled");
   });
 });
 
@@ -431,15 +407,8 @@ Deno.test("turn.cancel during streaming ends the turn with turn.cancelled, last,
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go", "turn-req");
     await p.nextOf("assistant.delta");
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "cancel-req",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    const done = await p.terminal(t.turn_id);
-    assert(Date.now() - t0 < 3000, "cancellation takes effect within 3 s");
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "cancel-req");
+    assert(ms < 3000, "cancellation takes effect within 3 s");
     assertEquals([done.type, done.request_id], ["turn.cancelled", "turn-req"]);
     assertTurnShape(p.turnEvents(t.turn_id));
     // No reply of its own to turn.cancel.
@@ -459,15 +428,9 @@ Deno.test("cancelling during a retry backoff ends the turn promptly", async () =
     const t = await p.startTurn(sessionId, "go");
     while (mock.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 100));
-    const t0 = Date.now();
-    await p.send({
-      type: "turn.cancel",
-      request_id: "c",
-      session_id: sessionId,
-      turn_id: t.turn_id,
-    });
-    assertEquals((await p.terminal(t.turn_id)).type, "turn.cancelled");
-    assert(Date.now() - t0 < 3000);
+    const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c");
+    assertEquals(done.type, "turn.cancelled");
+    assert(ms < 3000);
   });
 });
 
@@ -497,8 +460,7 @@ Deno.test("seq is per session, starts at 1 and never repeats across turns", asyn
     await p.send({ type: "session.start", request_id: "s2", cwd: dir });
     const b = (await p.nextOf("session.started")).session_id;
     for (const sid of [a.sessionId, b, a.sessionId]) {
-      const t = await p.startTurn(sid, "hi");
-      await p.terminal(t.turn_id);
+      const { t } = await p.runTurn(sid, "hi");
     }
     for (const sid of [a.sessionId, b]) {
       const seqs = p.events.filter((e) => e.session_id === sid && "seq" in e).map((e) => e.seq);
@@ -536,8 +498,7 @@ Deno.test("a second turn sends the first turn's messages as history", async () =
   const mock = await MockOpenAI.start(() => text("answer one"));
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const t = await p.startTurn(sessionId, "first");
-    await p.terminal(t.turn_id);
+    const { t } = await p.runTurn(sessionId, "first");
     const t2 = await p.startTurn(sessionId, "second");
     await p.terminal(t2.turn_id);
     const msgs = mock.requests[1]!.body.messages.filter((m) => m.role !== "system");

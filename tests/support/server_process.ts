@@ -208,6 +208,16 @@ export class ServerProcess {
     return await this.next((e) => e.type === "turn.started" && e.request_id === requestId);
   }
 
+  /** Starts a turn and waits for its end: `t` is its `turn.started`, `done` its terminal event. */
+  async runTurn(
+    sessionId: string,
+    prompt: string,
+    requestId?: string,
+  ): Promise<{ t: Ev; done: Ev }> {
+    const t = await this.startTurn(sessionId, prompt, requestId);
+    return { t, done: await this.terminal(t.turn_id) };
+  }
+
   /** Waits for the terminal event of a turn. */
   terminal(turnId: string, timeoutMs?: number): Promise<Ev> {
     return this.next(
@@ -216,6 +226,26 @@ export class ServerProcess {
         (e.type === "turn.completed" || e.type === "turn.cancelled" || e.type === "turn.failed"),
       timeoutMs,
     );
+  }
+
+  /**
+   * Sends `turn.cancel` and waits for the turn's terminal event; `ms` is how long that took,
+   * for the protocol's "cancellation takes effect within 3 seconds".
+   */
+  async cancelTurn(
+    sessionId: string,
+    turnId: string,
+    requestId = "cancel",
+  ): Promise<{ done: Ev; ms: number }> {
+    const t0 = Date.now();
+    await this.send({
+      type: "turn.cancel",
+      request_id: requestId,
+      session_id: sessionId,
+      turn_id: turnId,
+    });
+    const done = await this.terminal(turnId);
+    return { done, ms: Date.now() - t0 };
   }
 
   /** Closes stdin (EOF). */
