@@ -150,7 +150,7 @@ export class FrameTooLargeError extends RangeError {
  */
 export function encodeFrame(value: unknown, maxFrameBytes: number): Uint8Array {
   const text = JSON.stringify(value);
-  // A UTF-8 encoding is at most 3 bytes per UTF-16 unit; skip the exact count when clearly small.
+  // Encoded with its newline in one go: the frame is measured and written from the same bytes.
   const bytes = encoder.encode(text + "\n");
   const size = bytes.length - 1;
   if (size > maxFrameBytes) {

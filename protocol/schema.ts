@@ -302,9 +302,6 @@ export type ServerEventType = keyof typeof SERVER_EVENTS;
 /** The server event of one type. */
 export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
-/** The event types that end a turn; exactly one of them is a turn's last event. */
-export const TERMINAL_TURN_EVENTS = ["turn.completed", "turn.cancelled", "turn.failed"] as const;
-
 /**
  * One line describing why a value failed a schema, naming the first offending field.
  *

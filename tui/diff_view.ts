@@ -165,12 +165,3 @@ export function renderDiff(before: string, after: string, options: DiffViewOptio
   }
   return lines;
 }
-
-/** The number of added and removed lines between two texts. */
-export function diffStat(before: string, after: string): { added: number; removed: number } {
-  const d = diffLines(before, after);
-  return {
-    added: d.filter((x) => x.op === "+").length,
-    removed: d.filter((x) => x.op === "-").length,
-  };
-}

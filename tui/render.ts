@@ -14,7 +14,6 @@ import { type ClientState, contextPercent, formatTokens, type TranscriptItem } f
 import {
   controlPicture,
   displayWidth,
-  padTo,
   sanitize,
   type Style,
   truncate,
@@ -435,11 +434,3 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   const lines = [...top, ...middle, ...bottom];
   return lines.length > budget ? lines.slice(lines.length - budget) : lines;
 }
-
-/** Pads every line to the same width; used by tests that compare whole screens. */
-export function padLines(lines: string[], width: number): string[] {
-  return lines.map((l) => padTo(l, width));
-}
-
-/** Re-export for the shell: rows for text wrapped by display width. */
-export { wrapStyled };

@@ -450,9 +450,7 @@ export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
   }
   switch (event.type) {
     case "session.cleared":
-      if (state.clearing === event.request_id || state.clearing !== undefined) {
-        state.clearing = undefined;
-      }
+      state.clearing = undefined;
       state.transcript = [];
       state.transcriptBytes = 0;
       state.outbox = [];

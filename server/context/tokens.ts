@@ -105,10 +105,10 @@ function boundedRuns(count: TextTokenCounter): TextTokenCounter {
 let o200kLoad: Promise<TextTokenCounter | undefined> | undefined;
 let o200kCount: TextTokenCounter | undefined;
 
-/** Imports `o200k_base` once per process; resolves `undefined` if it cannot be loaded. */
 /** Entries kept in the tokenizer's merge cache (an LRU of word → tokens). */
 export const O200K_MERGE_CACHE_ENTRIES = 10_000;
 
+/** Imports `o200k_base` once per process; resolves `undefined` if it cannot be loaded. */
 function loadO200k(): Promise<TextTokenCounter | undefined> {
   o200kLoad ??= import("gpt-tokenizer/encoding/o200k_base").then(
     (mod) => {

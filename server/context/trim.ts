@@ -8,8 +8,6 @@ import type { ChatMessage } from "../provider/types.ts";
 import { messageBytes } from "./bytes.ts";
 import { cutPoints } from "./groups.ts";
 
-export { historyBytes } from "./bytes.ts";
-
 /** Input of {@link trimHistory}. */
 export interface TrimOptions {
   /** Index of the current turn's user prompt (or the history length between turns). */
@@ -62,7 +60,8 @@ export type TrimResult = TrimFits | TrimDone | TrimHistoryLimit;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { historyBytes, trimHistory } from "./trim.ts";
+ * import { historyBytes } from "./bytes.ts";
+ * import { trimHistory } from "./trim.ts";
  * import type { ChatMessage } from "../provider/types.ts";
  * const history: ChatMessage[] = [
  *   { role: "user", content: "old" },

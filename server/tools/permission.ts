@@ -69,8 +69,3 @@ export function fileErrorMessage(err: unknown, ctx: FileErrorContext): string {
   const detail = err instanceof Error ? err.message : String(err);
   return `Cannot ${what}: ${detail}`;
 }
-
-/** Whether `err` is Deno refusing an operation for a missing `--allow-*` flag. */
-export function isMissingPermission(err: unknown): err is Error {
-  return err instanceof Deno.errors.NotCapable;
-}

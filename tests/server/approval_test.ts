@@ -288,7 +288,7 @@ Deno.test("a background grandchild does not outlive a finished bash call", async
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "go");
+    const { done } = await p.runTurn(sessionId, "go");
     assertEquals(done.type, "turn.completed");
     assertEquals(await processesWith("sleep 103"), []);
     assertEquals(await processesWith("sleep 104"), []);

@@ -73,7 +73,7 @@ Deno.test("a turn whose prompt alone does not fit fails with context_limit", asy
   const mock = await MockOpenAI.start(() => text("unused"));
   await withServer(mock, { config: { context_max_tokens: 2000 } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, words(2000, "big"));
+    const { done } = await p.runTurn(sessionId, words(2000, "big"));
     assertEquals([done.type, done.code], ["turn.failed", "context_limit"]);
     assertEquals(mock.requests.length, 0, "no provider call was made");
     // The session is still usable for a small prompt.
@@ -110,7 +110,7 @@ Deno.test("a prompt over max_history_bytes fails the turn with history_limit", a
   const mock = await MockOpenAI.start(() => text("unused"));
   await withServer(mock, { config: { max_history_bytes: 500 } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "q".repeat(600));
+    const { done } = await p.runTurn(sessionId, "q".repeat(600));
     assertEquals([done.type, done.code], ["turn.failed", "history_limit"]);
     assertEquals(mock.requests.length, 0);
   });

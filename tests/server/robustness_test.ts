@@ -70,7 +70,7 @@ Deno.test("an SSE event over 1 MiB split across many body chunks fails with resp
   const mock = await MockOpenAI.start([{ kind: "stream", events: pieces }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
   });
 });

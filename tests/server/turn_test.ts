@@ -52,7 +52,7 @@ Deno.test("the provider request is a streaming chat completion with usage, tools
     { env: { OPENAI_API_KEY: "sk-test-key-123" }, config: { model: "m-1" } },
     async (p) => {
       const { sessionId } = await p.open();
-      const { t } = await p.runTurn(sessionId, "hello");
+      await p.runTurn(sessionId, "hello");
       const req = mock.requests[0]!;
       assertEquals(req.body.model, "m-1");
       assertEquals(req.body.stream, true);
@@ -78,7 +78,7 @@ Deno.test("usage is omitted from turn.completed when the provider reports none",
   const mock = await MockOpenAI.start([text("no usage here")]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals(done.type, "turn.completed");
     assert(!("usage" in done), "usage must be omitted");
   });
@@ -175,7 +175,7 @@ Deno.test("HTTP 500 is retried three times in all, then provider_error without t
   }));
   await withServer(mock, { env: { OPENAI_API_KEY: key } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /HTTP 500/);
     assertMatch(done.message, /upstream broke/);
@@ -217,7 +217,7 @@ Deno.test("HTTP 401 and 400 are not retried", async () => {
     }));
     await withServer(mock, {}, async (p) => {
       const { sessionId } = await p.open();
-      const { t, done } = await p.runTurn(sessionId, "hi");
+      const { done } = await p.runTurn(sessionId, "hi");
       assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
       assertMatch(done.message, new RegExp(`HTTP ${status}: Incorrect API key provided`));
       assertEquals(mock.requests.length, 1);
@@ -229,7 +229,7 @@ Deno.test("an unreachable provider fails the turn with provider_error", async ()
   const mock = await MockOpenAI.start([]);
   await withServer(mock, { config: { base_url: "http://127.0.0.1:9/v1" } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /Cannot reach the provider/);
   });
@@ -239,7 +239,7 @@ Deno.test("a provider silent for provider_timeout_ms fails the turn with provide
   const mock = await MockOpenAI.start([{ kind: "silent" }]);
   await withServer(mock, { config: { provider_timeout_ms: 400 } }, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /400 ms/);
   });
@@ -270,7 +270,7 @@ Deno.test("a stream that ends without [DONE] or finish_reason is a provider_erro
   }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
   });
 });
@@ -282,7 +282,7 @@ Deno.test("an error object in the stream is a provider_error with the provider's
   }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
     assertMatch(done.message, /model overloaded/);
   });

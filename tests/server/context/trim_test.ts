@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { historyBytes, trimHistory } from "../../../server/context/trim.ts";
+import { historyBytes } from "../../../server/context/bytes.ts";
+import { trimHistory } from "../../../server/context/trim.ts";
 import { messageBytes, utf8Length } from "../../../server/context/bytes.ts";
 import type { ChatMessage } from "../../../server/provider/types.ts";
 import { call, calls, result, say, toolPairingProblem, user } from "./_helpers.ts";
