@@ -5,13 +5,12 @@
  * @module
  */
 
-/** scv's version, as printed by `scv --version`. */
-export const VERSION = "0.1.0";
+import { SCV_VERSION } from "./protocol/constants.ts";
 
 async function main(args: string[]): Promise<number> {
   // Fast path: no argument parser needed to print the version.
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    console.log(`scv ${VERSION}`);
+    console.log(`scv ${SCV_VERSION}`);
     return 0;
   }
   // Fast path: the headless server is started by programs, often; skip commander for it.

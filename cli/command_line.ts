@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SCV_VERSION } from "../protocol/constants.ts";
 import { Command, CommanderError, Option } from "commander";
 import type { ConfigFlags } from "../server/config.ts";
 
@@ -70,7 +71,7 @@ export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
       "scv: a terminal coding agent. With no command it opens the interactive TUI.\n" +
         "Configuration: ~/.config/scv/config.jsonc, SCV_CONFIG, --config, env, flags (later wins).",
     )
-    .version("scv 0.1.0", "-V, --version", "print the version")
+    .version(`scv ${SCV_VERSION}`, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .exitOverride()
     .configureOutput({

@@ -5,8 +5,9 @@
  *
  * @module
  */
+import { errorText } from "../server/error_text.ts";
 import type { ExecOptions } from "./command_line.ts";
-import { ConfigError, loadConfig } from "../server/config.ts";
+import { loadConfigOrReport } from "../server/config.ts";
 import { PeonClient, PeonRequestError } from "../protocol/client.ts";
 import type { ServerEvent } from "../protocol/schema.ts";
 import { serve } from "../server/serve.ts";
@@ -53,22 +54,14 @@ const defaultIO: ExecIO = {
 
 /** Runs one turn; resolves with the exit status (0 completed, 1 failed, 130 cancelled). */
 export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Promise<number> {
-  let config;
-  try {
-    config = loadConfig(options.flags);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      io.stderr(`scv: ${e.message}\n`);
-      return EXEC_EXIT.usage;
-    }
-    throw e;
-  }
+  const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
+  if (!config) return EXEC_EXIT.usage;
   let prompt = options.prompt;
   if (prompt === "-") {
     try {
       prompt = await readStdinPrompt(config.max_prompt_bytes);
     } catch (e) {
-      io.stderr(`scv exec: ${e instanceof Error ? e.message : String(e)}\n`);
+      io.stderr(`scv exec: ${errorText(e)}\n`);
       return EXEC_EXIT.usage;
     }
   }

@@ -3,21 +3,13 @@
  *
  * @module
  */
-import { ConfigError, type ConfigFlags, loadConfig } from "../server/config.ts";
+import { type ConfigFlags, loadConfigOrReport } from "../server/config.ts";
 import { serve } from "../server/serve.ts";
 
 /** Runs the headless server until stdin ends; resolves with the exit status. */
 export async function runServer(flags: ConfigFlags): Promise<number> {
-  let config;
-  try {
-    config = loadConfig(flags);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`scv: ${e.message}`);
-      return 2;
-    }
-    throw e;
-  }
+  const config = loadConfigOrReport(flags, console.error);
+  if (!config) return 2;
   // Pull-based, so a client that floods stdin is held back by the pipe, not buffered here.
   // SIGTERM and SIGINT end the connection the way EOF does: turns cancelled, output flushed.
   const reader = Deno.stdin.readable.getReader();

@@ -9,6 +9,7 @@ import {
   type ClientMessage,
   describeIssues,
   PROTOCOL_VERSION,
+  SCV_VERSION,
   ServerEvent,
   type ServerEventOf,
   type ServerEventType,
@@ -98,7 +99,7 @@ export class PeonClient {
   ) {
     this.#writer = writable.getWriter();
     this.#name = options.name ?? "scv-client";
-    this.#version = options.version ?? "0.1.0";
+    this.#version = options.version ?? SCV_VERSION;
     // Server frames are at most 8 MiB by default; accept whatever the caller says.
     this.#reader = readable.pipeThrough(
       new NdjsonDecoderStream(options.maxFrameBytes ?? 8 * 1024 * 1024),

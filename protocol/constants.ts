@@ -6,6 +6,9 @@
  * @module
  */
 
+/** scv's own version: `scv --version`, the server and client names in the handshake. */
+export const SCV_VERSION = "0.1.0";
+
 /** The protocol version this build speaks. */
 export const PROTOCOL_VERSION = 1;
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorText } from "./error_text.ts";
 import type { Risk, TurnFailureCode } from "../protocol/schema.ts";
 import { FrameTooLargeError } from "../protocol/ndjson.ts";
 import type { Config } from "./config.ts";
@@ -161,9 +162,7 @@ export async function runTurn(
       await emit({ type: "turn.cancelled" }).catch(() => {});
       return;
     }
-    const failure = e instanceof TurnFailure
-      ? e
-      : new TurnFailure("internal_error", e instanceof Error ? e.message : String(e));
+    const failure = e instanceof TurnFailure ? e : new TurnFailure("internal_error", errorText(e));
     await emitFailure(emit, failure, fieldBudget(config));
   }
 }
@@ -248,7 +247,7 @@ async function runToolCall(
   try {
     parsed = raw.trim() === "" ? {} : JSON.parse(raw);
   } catch (e) {
-    jsonError = e instanceof Error ? e.message : String(e);
+    jsonError = errorText(e);
   }
   await emit({
     type: "tool.proposed",
@@ -301,7 +300,7 @@ async function runToolCall(
   } catch (e) {
     return await complete({
       success: false,
-      output: `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
+      output: `Tool ${name} failed: ${errorText(e)}`,
       truncated: false,
     });
   }
@@ -379,7 +378,7 @@ async function runToolCall(
       success: false,
       output: deadline.signal.aborted
         ? (deadline.signal.reason as ToolTimeoutError).message
-        : `Tool ${name} failed: ${e instanceof Error ? e.message : String(e)}`,
+        : `Tool ${name} failed: ${errorText(e)}`,
       truncated: false,
     };
   } finally {

@@ -203,11 +203,31 @@ function defaultReadTextFile(path: string): string | undefined {
   }
 }
 
-function defaultEnv(name: string): string | undefined {
+/** Reads an environment variable; unset when env access was not granted. */
+export function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {
     return undefined; // env access not granted: behave as unset
+  }
+}
+
+/**
+ * Loads the configuration for a command: on a {@link ConfigError} the message goes to
+ * `report` and the result is undefined (the command exits with status 2).
+ */
+export function loadConfigOrReport(
+  flags: ConfigFlags,
+  report: (line: string) => void,
+): Config | undefined {
+  try {
+    return loadConfig(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      report(`scv: ${e.message}`);
+      return undefined;
+    }
+    throw e;
   }
 }
 
@@ -232,7 +252,7 @@ export function userConfigPath(env: (name: string) => string | undefined): strin
  * ```
  */
 export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {}): Config {
-  const env = sources.env ?? defaultEnv;
+  const env = sources.env ?? readEnv;
   const read = sources.readTextFile ?? defaultReadTextFile;
   const config: Config = { ...DEFAULT_CONFIG };
   const files: Array<[string, boolean]> = [];

@@ -4,18 +4,24 @@
  *
  * @module
  */
+import { errorText } from "./error_text.ts";
 import { NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
-import { type ErrorCode, isClientMessageType, PROTOCOL_VERSION } from "../protocol/constants.ts";
+import {
+  type ErrorCode,
+  isClientMessageType,
+  PROTOCOL_VERSION,
+  SCV_VERSION,
+} from "../protocol/constants.ts";
 import { checkInitialize } from "../protocol/initialize_check.ts";
 import type { Config } from "./config.ts";
 import type { TurnDeps } from "./agent.ts";
 import { Session } from "./session.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
-import { utf8Length } from "./provider/limits.ts";
+import { utf8Length } from "./utf8.ts";
 
 /** The server's name and version, as sent in `initialized`. */
-export const SERVER_INFO = { name: "scv-server", version: "0.1.0" } as const;
+export const SERVER_INFO = { name: "scv-server", version: SCV_VERSION } as const;
 
 /** Connection-level sends give up after this much backpressure. */
 export const SEND_TIMEOUT_MS = 3000;
@@ -106,7 +112,7 @@ export class Connection {
         this.#o.log(`scv-server: ${e.message}`);
         this.#exit = EXIT.outputFailed;
       } else if (!this.#stopping) {
-        this.#o.log(`scv-server: input failed: ${e instanceof Error ? e.message : String(e)}`);
+        this.#o.log(`scv-server: input failed: ${errorText(e)}`);
       }
     }
     await this.#cleanup();
@@ -184,7 +190,7 @@ export class Connection {
       await this.#error(
         undefined,
         "invalid_json",
-        `frame is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+        `frame is not valid JSON: ${errorText(e)}`,
       );
       return;
     }
@@ -316,7 +322,7 @@ export class Connection {
         ? `cwd does not exist: "${cwd}"`
         : e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied
         ? `cannot read cwd "${cwd}": scv was started without read permission for it (--allow-read)`
-        : `cannot open cwd "${cwd}": ${e instanceof Error ? e.message : String(e)}`;
+        : `cannot open cwd "${cwd}": ${errorText(e)}`;
       return await this.#error(msg.request_id, "invalid_request", why);
     }
     const session = new Session(canonical);
@@ -382,8 +388,8 @@ export class Connection {
       const { type, ...rest } = event;
       // session.trimmed belongs to the session, not the turn: no turn_id.
       const frame = type === "session.trimmed"
-        ? { type, request_id: msg.request_id, session_id: session.id, ...rest }
-        : { type, ...envelope, ...rest };
+        ? { type, request_id: msg.request_id, session_id: session.id, seq: 0, ...rest }
+        : { type, ...envelope, seq: 0, ...rest };
       await writer.send(frame, { seq: session.seq, ...(signal ? { signal } : {}) });
     };
     const turn = {
@@ -401,7 +407,7 @@ export class Connection {
           deps = await this.#o.deps();
           systemPrompt = await deps.systemPrompt(session.cwd);
         } catch (e) {
-          const message = `cannot start the turn: ${e instanceof Error ? e.message : String(e)}`;
+          const message = `cannot start the turn: ${errorText(e)}`;
           this.#o.log(`scv-server: ${message}`);
           await emit({ type: "turn.started" });
           await emit({ type: "turn.failed", code: "internal_error", message });
@@ -411,7 +417,7 @@ export class Connection {
         await runTurn(session, msg.prompt, controller.signal, emit, { ...deps, systemPrompt });
       } catch (e) {
         this.#o.log(
-          `scv-server: turn ${turnId} ended abnormally: ${e instanceof Error ? e.message : e}`,
+          `scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`,
         );
       } finally {
         if (session.turn === turn) session.turn = undefined;
@@ -459,7 +465,7 @@ export class Connection {
     }
     session.clear();
     await this.#sendConnection(
-      { type: "session.cleared", request_id: msg.request_id, session_id: session.id },
+      { type: "session.cleared", request_id: msg.request_id, session_id: session.id, seq: 0 },
       session,
     );
   }

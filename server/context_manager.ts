@@ -86,10 +86,8 @@ export function createContextManager(config: Config): ContextManager {
         }, signal);
       }
       const messages = [systemMessage, ...session.history];
-      estimates.set(
-        messages,
-        c.countPrompt(session.history, fixedTokens - REPLY_PRIMING_TOKENS, 0),
-      );
+      // The plan already counted this prompt; calibration compares it with the reported size.
+      estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
       return messages;
     },
 

@@ -1,3 +1,4 @@
+import { errorText } from "./error_text.ts";
 /**
  * JSONC (JSON with comments and trailing commas) for config files.
  *
@@ -97,7 +98,7 @@ export function parseJsonc(text: string): unknown {
   try {
     return JSON.parse(json);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorText(e);
     const [line, column] = position(text, Math.min(locateError(json), text.length));
     const detail = message.replace(/ in JSON at position.*$/, "").replace(
       /, ".*" is not valid JSON$/s,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "./config.ts";
+import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
@@ -26,18 +26,10 @@ export interface ServeOptions {
   env?: (name: string) => string | undefined;
 }
 
-function defaultEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
 export async function providerFromConfig(
   config: Config,
-  env: (name: string) => string | undefined = defaultEnv,
+  env: (name: string) => string | undefined = readEnv,
 ): Promise<Provider> {
   const { OpenAIProvider } = await import("./provider/openai.ts");
   return new OpenAIProvider({
@@ -64,7 +56,7 @@ export async function providerFromConfig(
 export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
-  const env = options.env ?? defaultEnv;
+  const env = options.env ?? readEnv;
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorText } from "./error_text.ts";
 import { encodeFrame } from "../protocol/ndjson.ts";
 
 /** Thrown by {@link FrameWriter.send} when the writer was closed or failed. */
@@ -148,7 +149,7 @@ export class FrameWriter {
         await Promise.race([written, this.#stopped.promise]);
         if (this.#closedReason !== undefined) break;
       } catch (e) {
-        const reason = e instanceof Error ? e.message : String(e);
+        const reason = errorText(e);
         this.#shutdown(`output failed: ${reason}`);
         this.#fail(reason);
         break;
@@ -178,7 +179,8 @@ export class FrameWriter {
   }
 
   /**
-   * Queues one event, waiting for room. `seq`, when given, is assigned just before encoding, and
+   * Queues one event, waiting for room. `seq`, when given, is written into the event's `seq`
+   * field in place (give the object a `seq` key where it should appear) just before encoding, and
    * only consumed when the frame is queued. Rejects with a `FrameTooLargeError` when the encoded
    * frame is over the limit (nothing queued, no seq consumed), with the signal's reason on
    * abort, with {@link BackpressureTimeoutError} after `timeoutMs`, or with
@@ -202,7 +204,7 @@ export class FrameWriter {
     let n: number | undefined;
     if (seq) {
       n = seq.peek();
-      event = insertSeq(event, n);
+      event.seq = n;
     }
     const bytes = encodeFrame(event, this.maxFrameBytes);
     if (seq) seq.take();
@@ -269,20 +271,4 @@ export class FrameWriter {
     this.#sink.abort(reason).catch(() => {});
     await this.#drainLoop;
   }
-}
-
-// Put seq right after turn_id/session_id, as the protocol's examples do; key order is cosmetic.
-function insertSeq(event: Record<string, unknown>, seq: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  let placed = false;
-  for (const [k, v] of Object.entries(event)) {
-    if (k === "seq") continue;
-    out[k] = v;
-    if (!placed && (k === "turn_id" || (k === "session_id" && !("turn_id" in event)))) {
-      out.seq = seq;
-      placed = true;
-    }
-  }
-  if (!placed) out.seq = seq;
-  return out;
 }

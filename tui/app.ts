@@ -6,8 +6,9 @@
  *
  * @module
  */
+import { errorText } from "../server/error_text.ts";
 import type { PeonClient as _PeonClient } from "../protocol/client.ts";
-import type { Config } from "../server/config.ts";
+import { type Config, readEnv } from "../server/config.ts";
 import { KeyParser } from "./keys.ts";
 import { loadHistoryFile, saveHistoryFile, stateDir } from "./history.ts";
 import { createRenderCache, renderItem, renderLive, type View } from "./render.ts";
@@ -33,7 +34,7 @@ import {
   SYNC_END,
 } from "./terminal.ts";
 import { colorEnabled, makeStyle, sanitize } from "./text.ts";
-import { handshake, LogSink, openServer, type ServerLink } from "./server_link.ts";
+import { handshake, LogSink, openServer, type ServerLink, withTimeout } from "./server_link.ts";
 
 /** Options of {@link runApp}. */
 export interface AppOptions {
@@ -48,14 +49,6 @@ const encoder = new TextEncoder();
 const ESC_TIMEOUT_MS = 40;
 const FRAME_MS = 8;
 const SHUTDOWN_MS = 5000;
-
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
 
 function writeAll(s: string): void {
   if (s === "") return;
@@ -72,7 +65,7 @@ function writeAll(s: string): void {
  */
 export async function runApp(options: AppOptions): Promise<number> {
   const { config } = options;
-  const dir = stateDir(env);
+  const dir = stateDir(readEnv);
   const historyPath = dir ? `${dir}/history.jsonl` : undefined;
   const historyLimits = {
     maxItems: config.max_prompt_history_items,
@@ -92,8 +85,8 @@ export async function runApp(options: AppOptions): Promise<number> {
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
   });
-  const style = makeStyle(colorEnabled(env));
-  const home = env("HOME");
+  const style = makeStyle(colorEnabled(readEnv));
+  const home = readEnv("HOME");
   const region = new LiveRegion();
   const cache = createRenderCache();
   const parser = new KeyParser();
@@ -375,18 +368,4 @@ export function restoreTerminal(): void {
   } catch {
     // Not a terminal any more.
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<"timeout">((r) => {
-      timer = setTimeout(() => r("timeout"), ms);
-    }),
-  ]);
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

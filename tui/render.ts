@@ -11,15 +11,7 @@ import type { Buffer } from "./composer.ts";
 import { renderDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { type ClientState, contextPercent, formatTokens, type TranscriptItem } from "./state.ts";
-import {
-  controlPicture,
-  displayWidth,
-  sanitize,
-  type Style,
-  truncate,
-  wrapPlain,
-  wrapStyled,
-} from "./text.ts";
+import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */
 export interface View {

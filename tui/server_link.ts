@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { SCV_VERSION } from "../protocol/constants.ts";
 import { PeonClient } from "../protocol/client.ts";
 import type { ServerEventOf } from "../protocol/schema.ts";
 import type { Config } from "../server/config.ts";
@@ -99,7 +100,8 @@ export class LogSink {
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
+/** Resolves with `p`'s value, or `"timeout"` after `ms`; the timer never outlives `p`. */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
@@ -186,7 +188,7 @@ async function killGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<v
 export async function openServer(options: OpenServerOptions): Promise<ServerLink> {
   const log = options.log;
   const maxFrameBytes = Math.max(options.config.max_server_frame_bytes, 8 * 1024 * 1024);
-  const clientOptions = { maxFrameBytes, name: "scv-tui", version: "0.1.0" };
+  const clientOptions = { maxFrameBytes, name: "scv-tui", version: SCV_VERSION };
 
   if (options.serverCommand === undefined) {
     const { serve } = await import("../server/serve.ts");

@@ -10,7 +10,6 @@
  */
 import type { ChatMessage } from "../provider/types.ts";
 
-export { utf8Length } from "../utf8.ts";
 import { utf8Length } from "../utf8.ts";
 
 const messageSizes = new WeakMap<ChatMessage, number>();

@@ -15,7 +15,7 @@
  * @module
  */
 import type { ChatMessage } from "../provider/types.ts";
-import { utf8Length } from "./bytes.ts";
+import { utf8Length } from "../utf8.ts";
 
 /** The first line of every compaction record. */
 export const COMPACTION_MARKER = "[scv: earlier conversation compacted]";

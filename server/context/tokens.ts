@@ -7,7 +7,7 @@
  * @module
  */
 import type { ChatMessage, ToolSpec } from "../provider/types.ts";
-import { utf8Length } from "./bytes.ts";
+import { utf8Length } from "../utf8.ts";
 
 /** Tokens added to every message for its role and delimiters (OpenAI's documented ~3-4). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;

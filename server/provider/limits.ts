@@ -26,5 +26,3 @@ export const DEFAULT_RESPONSE_LIMITS: Readonly<ResponseLimits> = Object.freeze({
   maxToolArgumentBytes: 256 * 1024,
   maxToolCalls: 32,
 });
-
-export { utf8Length } from "../utf8.ts";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorText } from "../error_text.ts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import {
   type ChatToolCall,
@@ -14,7 +15,8 @@ import {
   type ProviderResponse,
   type ProviderUsage,
 } from "./types.ts";
-import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits, utf8Length } from "./limits.ts";
+import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
+import { utf8Length } from "../utf8.ts";
 
 /** Settings of an {@link OpenAIProvider}. */
 export interface OpenAIProviderOptions {
@@ -409,43 +411,54 @@ class IdleTimer {
   #parent: AbortSignal;
   #onParent = () => this.#controller.abort(this.#parent.reason);
   #paused = false;
+  #last = Date.now();
+  #stopped = false;
   fired = false;
 
   constructor(ms: number, parent: AbortSignal) {
     this.#ms = ms;
     this.#parent = parent;
     parent.addEventListener("abort", this.#onParent, { once: true });
-    this.touch();
+    this.#arm(ms);
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal;
   }
 
-  touch(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    // Bytes still trickle into the pipeline's buffers while the consumer is paused; they must not
-    // re-arm the clock until the consumer is back.
-    if (this.#paused) return;
+  // One timer, re-armed only when it fires: activity just moves a timestamp, so a stream of
+  // thousands of chunks costs no timer churn.
+  #arm(ms: number): void {
     this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#stopped) return;
+      // While the consumer is paused, bytes still trickle into the pipeline's buffers; the clock
+      // only runs again once the consumer is back.
+      const idle = Date.now() - this.#last;
+      if (this.#paused || idle < this.#ms) {
+        this.#arm(this.#paused ? this.#ms : this.#ms - idle);
+        return;
+      }
       this.fired = true;
       this.#controller.abort(new DOMException("provider idle timeout", "TimeoutError"));
-    }, this.#ms);
+    }, ms);
+  }
+
+  touch(): void {
+    this.#last = Date.now();
   }
 
   pause(): void {
     this.#paused = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
   }
 
   resume(): void {
     this.#paused = false;
-    this.touch();
+    this.#last = Date.now();
   }
 
   stop(): void {
+    this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#parent.removeEventListener("abort", this.#onParent);
@@ -486,10 +499,6 @@ async function readErrorBody(res: Response, idle: IdleTimer): Promise<string> {
     // Not JSON: show the text itself.
   }
   return text.slice(0, 500) || res.statusText || "no details";
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { errorText } from "../error_text.ts";
 import { z } from "zod";
 import {
   defineTool,
@@ -174,7 +175,7 @@ function spawnError(err: unknown): string {
   if (err instanceof Deno.errors.NotFound) {
     return `Cannot run the command: no "bash" executable was found on PATH`;
   }
-  return `Cannot run the command: ${err instanceof Error ? err.message : String(err)}`;
+  return `Cannot run the command: ${errorText(err)}`;
 }
 
 /** Copies a pipe into `out` until it ends or is cancelled. */
@@ -205,7 +206,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
         missingPermission("--allow-env", "the bash tool cannot prepare the command's environment"),
       );
     }
-    return failed(`Cannot run the command: ${err instanceof Error ? err.message : String(err)}`);
+    return failed(`Cannot run the command: ${errorText(err)}`);
   }
   try {
     if (!(await Deno.stat(ctx.cwd)).isDirectory) {

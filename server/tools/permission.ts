@@ -1,3 +1,4 @@
+import { errorText } from "../error_text.ts";
 /**
  * Turns the errors of file and process operations into messages a model (and the user reading
  * over its shoulder) can act on. Deno's own permission errors name a flag but not what scv was
@@ -66,6 +67,6 @@ export function fileErrorMessage(err: unknown, ctx: FileErrorContext): string {
   }
   if (err instanceof Deno.errors.FilesystemLoop) return `Cannot ${what}: too many symbolic links`;
   if (err instanceof Deno.errors.AlreadyExists) return `Cannot ${what}: it already exists`;
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorText(err);
   return `Cannot ${what}: ${detail}`;
 }

@@ -310,7 +310,7 @@ Deno.test("an SSE event over 1 MiB fails with response_limit", async () => {
   const mock = await MockOpenAI.start([{ kind: "stream", events: [big] }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     assertMatch(done.message, /SSE event over 1048576 bytes/);
   });
@@ -322,7 +322,7 @@ Deno.test("a response over 4 MiB fails with response_limit", async () => {
   const mock = await MockOpenAI.start([{ kind: "stream", events: Array(10).fill(pad) }]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "response_limit"]);
     assertMatch(done.message, /exceeded 4194304 bytes/);
   });
@@ -352,7 +352,7 @@ Deno.test("tool arguments over 256 KiB fail with tool_limit", async () => {
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t, done } = await p.runTurn(sessionId, "hi");
+    const { done } = await p.runTurn(sessionId, "hi");
     assertEquals([done.type, done.code], ["turn.failed", "tool_limit"]);
     assertMatch(done.message, /262144 bytes/);
   });
@@ -460,7 +460,7 @@ Deno.test("seq is per session, starts at 1 and never repeats across turns", asyn
     await p.send({ type: "session.start", request_id: "s2", cwd: dir });
     const b = (await p.nextOf("session.started")).session_id;
     for (const sid of [a.sessionId, b, a.sessionId]) {
-      const { t } = await p.runTurn(sid, "hi");
+      await p.runTurn(sid, "hi");
     }
     for (const sid of [a.sessionId, b]) {
       const seqs = p.events.filter((e) => e.session_id === sid && "seq" in e).map((e) => e.seq);
@@ -498,7 +498,7 @@ Deno.test("a second turn sends the first turn's messages as history", async () =
   const mock = await MockOpenAI.start(() => text("answer one"));
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();
-    const { t } = await p.runTurn(sessionId, "first");
+    await p.runTurn(sessionId, "first");
     const t2 = await p.startTurn(sessionId, "second");
     await p.terminal(t2.turn_id);
     const msgs = mock.requests[1]!.body.messages.filter((m) => m.role !== "system");

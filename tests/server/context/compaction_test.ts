@@ -7,7 +7,7 @@ import {
   isCompactionRecord,
   RECORD_MAX_BYTES,
 } from "../../../server/context/record.ts";
-import { utf8Length } from "../../../server/context/bytes.ts";
+import { utf8Length } from "../../../server/utf8.ts";
 import { TokenCounter } from "../../../server/context/tokens.ts";
 import type { ChatMessage } from "../../../server/provider/types.ts";
 import { call, calls, charCount, result, say, toolPairingProblem, user } from "./_helpers.ts";

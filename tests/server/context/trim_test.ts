@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { historyBytes } from "../../../server/context/bytes.ts";
 import { trimHistory } from "../../../server/context/trim.ts";
-import { messageBytes, utf8Length } from "../../../server/context/bytes.ts";
+import { messageBytes } from "../../../server/context/bytes.ts";
+import { utf8Length } from "../../../server/utf8.ts";
 import type { ChatMessage } from "../../../server/provider/types.ts";
 import { call, calls, result, say, toolPairingProblem, user } from "./_helpers.ts";
 
