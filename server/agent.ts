@@ -18,7 +18,7 @@ import {
   type ProviderUsage,
 } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
-import { type AnyTool, type ToolResult, ToolTimeoutError } from "./tools/tool.ts";
+import { type AnyTool, MAX_TIMER_MS, type ToolResult, ToolTimeoutError } from "./tools/tool.ts";
 import { describeIssues } from "../protocol/schema.ts";
 import { truncateText } from "./tools/output.ts";
 import type { ContextManager } from "./context_manager.ts";
@@ -53,8 +53,6 @@ export class TurnFailure extends Error {
 }
 
 const CANCELLED_RESULT = "The tool call was cancelled before it finished.";
-/** The longest delay a timer takes (2^31-1 ms); a longer one would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
 

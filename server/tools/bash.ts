@@ -28,6 +28,7 @@ import { errorText } from "../error_text.ts";
 import { z } from "zod";
 import {
   defineTool,
+  MAX_TIMER_MS,
   stopMessage,
   type ToolContext,
   type ToolResult,
@@ -67,9 +68,6 @@ function delay(ms: number): { done: Promise<void>; cancel: () => void } {
 
 /** The environment variable that marks every process of one call. */
 const CALL_MARKER = "SCV_BASH_CALL";
-
-/** The longest delay a timer takes (2^31-1 ms); a longer one would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Stops, then kills, every process of the call whose bash has pid `$1` (its session and group

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { looksBinary } from "./binary.ts";
 import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { displayPath, writeTarget } from "./workspace.ts";
@@ -66,7 +67,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       );
     }
     const bytes = await Deno.readFile(target.absolute);
-    if (bytes.subarray(0, 8192).includes(0)) {
+    if (looksBinary(bytes)) {
       return failed(`Cannot edit "${p}": it looks like a binary file (it contains NUL bytes)`);
     }
     let before: string;

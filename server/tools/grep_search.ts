@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { looksBinary } from "./binary.ts";
 import * as path from "node:path";
 import { type GlobMatcher, globMatcher } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";
@@ -133,7 +134,7 @@ export async function searchFiles(req: GrepRequest): Promise<GrepReply> {
 
   /** Searches one file's content; returns false when the result is full. */
   const scan = (data: Uint8Array, shown: string): boolean => {
-    if (data.subarray(0, 8192).includes(0)) return true;
+    if (looksBinary(data)) return true;
     const text = decoder.decode(data);
     let n = 0;
     for (const line of text.split("\n")) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { BINARY_SNIFF_BYTES } from "./binary.ts";
 import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { locate, openedInside, readRisk } from "./workspace.ts";
@@ -13,8 +14,6 @@ import { fileErrorMessage } from "./permission.ts";
 export const DEFAULT_LINE_LIMIT = 2000;
 /** Characters of one line shown; the rest is cut with a note, so minified files stay readable. */
 export const MAX_LINE_CHARS = 2000;
-/** Bytes scanned for a NUL before a file counts as text. */
-export const BINARY_SNIFF_BYTES = 8192;
 
 const encoder = new TextEncoder();
 

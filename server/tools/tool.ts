@@ -11,6 +11,9 @@ import type { Risk } from "../../protocol/schema.ts";
 
 export type { Risk };
 
+/** The longest delay `setTimeout` can hold (it fires at once past this). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Limits a tool must respect. */
 export interface ToolLimits {
   /** Output kept (head and tail) before `truncated: true`. */
