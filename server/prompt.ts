@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { headOf } from "./tools/output.ts";
+import { utf8Length } from "./utf8.ts";
 
 /** Most bytes of AGENTS.md text added to the system prompt, all files together. */
 export const MAX_AGENTS_MD_BYTES = 32 * 1024;
@@ -72,18 +74,13 @@ export async function findAgentsFiles(cwd: string): Promise<string[]> {
 export async function buildSystemPrompt(cwd: string): Promise<string> {
   let prompt = `${BASE}\n\nWorkspace: ${cwd}`;
   let budget = MAX_AGENTS_MD_BYTES;
-  const encoder = new TextEncoder();
   for (const path of await findAgentsFiles(cwd)) {
     if (budget <= 0) break;
     const text = await readIfFile(path);
     if (text === undefined) continue;
-    let body = text;
-    const bytes = encoder.encode(body);
-    if (bytes.length > budget) {
-      body = new TextDecoder().decode(bytes.subarray(0, budget)).replace(/\uFFFD$/, "") +
-        "\n[... AGENTS.md truncated ...]";
-    }
-    budget -= bytes.length;
+    const size = utf8Length(text);
+    const body = size > budget ? headOf(text, budget) + "\n[... AGENTS.md truncated ...]" : text;
+    budget -= size;
     prompt += `\n\nProject instructions from ${path}:\n${body}`;
   }
   return prompt;

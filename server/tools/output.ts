@@ -52,8 +52,17 @@ function charStartAtOrAfter(bytes: Uint8Array, i: number): number {
   return j;
 }
 
-/** The longest prefix of `s` whose UTF-8 encoding fits in `max` bytes. */
-function headOf(s: string, max: number): string {
+/**
+ * The longest prefix of `s` whose UTF-8 encoding fits in `max` bytes; never splits a character.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { headOf } from "./output.ts";
+ * assert.equal(headOf("aé", 2), "a");
+ * ```
+ */
+export function headOf(s: string, max: number): string {
   const bytes = encoder.encode(s);
   if (bytes.length <= max) return s;
   return decoder.decode(bytes.subarray(0, charStartAtOrBefore(bytes, max)));
