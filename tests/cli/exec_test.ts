@@ -163,3 +163,15 @@ Deno.test("SIGINT cancels the exec turn and exits 130", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("exec refuses a stdin prompt over max_prompt_bytes before starting a turn", async () => {
+  const mock = await MockOpenAI.start([text("unused")]);
+  try {
+    const r = await execScv(mock, ["-"], { stdin: "x".repeat(262145) });
+    assertEquals(r.code, 2);
+    assertMatch(r.stderr, /over max_prompt_bytes \(262144\)/);
+    assertEquals(mock.requests.length, 0);
+  } finally {
+    await mock.close();
+  }
+});

@@ -350,3 +350,18 @@ Deno.test("a bad config file is a startup error naming the file and the key", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a connection opens at most 64 sessions; the 65th is invalid_request", async () => {
+  await withProc({}, async (p) => {
+    await p.open();
+    const dir = await Deno.makeTempDir({ dir: p.tempDir });
+    for (let i = 2; i <= 64; i++) {
+      await p.send({ type: "session.start", request_id: `s${i}`, cwd: dir });
+      await p.next((e) => e.type === "session.started" && e.request_id === `s${i}`);
+    }
+    await p.send({ type: "session.start", request_id: "s65", cwd: dir });
+    const err = await p.nextOf("error");
+    assertEquals([err.code, err.request_id], ["invalid_request", "s65"]);
+    assertMatch(err.message, /64 sessions/);
+  });
+});
