@@ -7,6 +7,8 @@
  */
 import { MockOpenAI, type MockScript } from "../support/mock_openai.ts";
 
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** Whether tmux is installed; the E2E tests are skipped only when it is not. */
@@ -200,16 +202,38 @@ export class TuiSession {
     return tmux(this.socket, args).out;
   }
 
-  /** Waits until the pane shows `what` (a string or a pattern), or fails with the pane. */
+  /**
+   * Waits until the pane shows `what` (a string or a pattern), or fails with the pane. The pane
+   * returned is settled: tmux 3.3 ignores synchronized output, so a capture can land while a
+   * frame is half drawn (the approval card there, the status line not yet); a match is only
+   * returned once two captures 25 ms apart agree, so a test's further asserts see whole frames.
+   */
   async waitFor(what: string | RegExp, timeoutMs = 10000, history = false): Promise<string> {
+    const shows = (pane: string) =>
+      typeof what === "string" ? pane.includes(what) : what.test(pane);
     const deadline = Date.now() + timeoutMs;
     let pane = "";
     while (Date.now() < deadline) {
       pane = this.capture(history);
-      if (typeof what === "string" ? pane.includes(what) : what.test(pane)) return pane;
-      await new Promise((r) => setTimeout(r, 50));
+      if (shows(pane)) return await this.#settled(pane, shows, history);
+      await delay(50);
     }
     throw new Error(`Timed out waiting for ${String(what)}; the pane shows:\n${pane}`);
+  }
+
+  /** Re-captures until two captures agree and still match (at most ~2 s, for busy spinners). */
+  async #settled(
+    pane: string,
+    shows: (pane: string) => boolean,
+    history: boolean,
+  ): Promise<string> {
+    for (let i = 0; i < 80; i++) {
+      await delay(25);
+      const again = this.capture(history);
+      if (again === pane || !shows(again)) return pane;
+      pane = again;
+    }
+    return pane;
   }
 
   /** Waits until `what` is no longer shown. */
@@ -219,7 +243,7 @@ export class TuiSession {
     while (Date.now() < deadline) {
       pane = this.capture();
       if (!(typeof what === "string" ? pane.includes(what) : what.test(pane))) return pane;
-      await new Promise((r) => setTimeout(r, 50));
+      await delay(50);
     }
     throw new Error(`Timed out waiting for ${String(what)} to go; the pane shows:\n${pane}`);
   }
