@@ -100,7 +100,8 @@ Deno.test("globMatcher is fast on patterns that make a backtracking regex explod
   assert.equal(globMatcher("**/**/**/**/**/**/**/**/x")(`${deep}/y`), false);
   assert.equal(globMatcher("**/d/**/d/**/d/**/d/**/x")(`${deep}/y`), false);
   const elapsed = performance.now() - t0;
-  assert.ok(elapsed < 200, `matching took ${elapsed} ms`);
+  // Backtracking takes minutes here; the bound only has to tell linear from exponential.
+  assert.ok(elapsed < 1000, `matching took ${elapsed} ms`);
 });
 
 Deno.test("globScope starts at the plain leading directories", () => {
