@@ -12,6 +12,14 @@ export const SCV_VERSION = "0.1.0";
 /** The protocol version this build speaks. */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * The longest `request_id` (UTF-8 bytes) the server accepts. The protocol sets no bound, but
+ * every reply and every event of a turn echoes the id, so an unbounded one could push any of
+ * them past `max_server_frame_bytes`; a longer id is refused with an `invalid_request` that
+ * cannot carry it.
+ */
+export const MAX_REQUEST_ID_BYTES = 256;
+
 /** Request/server error codes carried by `error` events. */
 export const ERROR_CODES = [
   "invalid_json",

@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { errorText } from "./error_text.ts";
-import { NdjsonDecoderStream } from "../protocol/ndjson.ts";
+import { clip, errorText, quoteInput } from "./error_text.ts";
+import { encodeFrame, FrameTooLargeError, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
 import {
   type ErrorCode,
   isClientMessageType,
+  MAX_REQUEST_ID_BYTES,
   PROTOCOL_VERSION,
   SCV_VERSION,
 } from "../protocol/constants.ts";
@@ -29,6 +30,9 @@ export const SEND_TIMEOUT_MS = 3000;
 export const GRACE_MS = 3000;
 /** Sessions one connection may open; the protocol has no way to close one. */
 export const MAX_SESSIONS = 64;
+
+/** Room a turn's failure message must have in a frame for a turn to be started at all. */
+const MIN_FAILURE_MESSAGE_CHARS = 64;
 
 /** Exit statuses of a connection. */
 export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
@@ -167,19 +171,33 @@ export class Connection {
     }
   }
 
+  /**
+   * Sends an `error`. Messages quote client text only through {@link quoteInput}, so they stay
+   * short; should one still not fit `max_server_frame_bytes` (a tiny configured limit), the code
+   * goes out with a short message instead, and failing that the error is logged: an error reply
+   * never ends the connection.
+   */
   async #error(
     requestId: string | undefined,
     code: ErrorCode,
     message: string,
     fatal = false,
   ): Promise<void> {
-    await this.#sendConnection({
-      type: "error",
-      ...(requestId !== undefined ? { request_id: requestId } : {}),
-      code,
-      message,
-      fatal,
-    });
+    const base = { type: "error", ...(requestId !== undefined ? { request_id: requestId } : {}) };
+    try {
+      await this.#sendConnection({ ...base, code, message, fatal });
+    } catch (e) {
+      if (!(e instanceof FrameTooLargeError)) throw e;
+      try {
+        await this.#sendConnection({ ...base, code, message: "see the server log", fatal });
+      } catch (e2) {
+        if (!(e2 instanceof FrameTooLargeError)) throw e2;
+      }
+      this.#o.log(
+        `scv-server: a "${code}" error does not fit max_server_frame_bytes (${e.limit}): ` +
+          message.slice(0, 500),
+      );
+    }
   }
 
   async #handleText(text: string): Promise<void> {
@@ -199,6 +217,16 @@ export class Connection {
       return;
     }
     const obj = json as Record<string, unknown>;
+    if (typeof obj.request_id === "string" && utf8Length(obj.request_id) > MAX_REQUEST_ID_BYTES) {
+      // Echoing it would make replies and turn events as large as the id: refuse without it.
+      await this.#error(
+        undefined,
+        "invalid_request",
+        `request_id of ${utf8Length(obj.request_id)} bytes is longer than the ` +
+          `${MAX_REQUEST_ID_BYTES} bytes scv accepts (request_id ${quoteInput(obj.request_id)})`,
+      );
+      return;
+    }
     const requestId = typeof obj.request_id === "string" && obj.request_id !== ""
       ? obj.request_id
       : undefined;
@@ -208,7 +236,7 @@ export class Connection {
         requestId,
         "invalid_request",
         typeof type === "string"
-          ? `unknown message type "${type}"`
+          ? `unknown message type ${quoteInput(type)}`
           : `"type" must be a string naming a message type`,
       );
       return;
@@ -296,7 +324,7 @@ export class Connection {
       return await this.#error(
         msg.request_id,
         "invalid_request",
-        `cwd must be an absolute path, got "${cwd}"`,
+        `cwd must be an absolute path, got ${quoteInput(cwd)}`,
       );
     }
     if (this.#sessions.size >= MAX_SESSIONS) {
@@ -314,21 +342,22 @@ export class Connection {
         return await this.#error(
           msg.request_id,
           "invalid_request",
-          `cwd is not a directory: "${cwd}"`,
+          `cwd is not a directory: ${quoteInput(cwd)}`,
         );
       }
     } catch (e) {
       const why = e instanceof Deno.errors.NotFound
-        ? `cwd does not exist: "${cwd}"`
+        ? `cwd does not exist: ${quoteInput(cwd)}`
         : e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied
-        ? `cannot read cwd "${cwd}": scv was started without read permission for it (--allow-read)`
-        : `cannot open cwd "${cwd}": ${errorText(e)}`;
+        ? `cannot read cwd ${
+          quoteInput(cwd)
+        }: scv was started without read permission for it (--allow-read)`
+        : `cannot open cwd ${quoteInput(cwd)}: ${clip(errorText(e), 200)}`;
       return await this.#error(msg.request_id, "invalid_request", why);
     }
     const session = new Session(canonical);
-    this.#sessions.set(session.id, session);
     const c = this.#o.config;
-    await this.#sendConnection({
+    const started = {
       type: "session.started",
       request_id: msg.request_id,
       session_id: session.id,
@@ -340,7 +369,20 @@ export class Connection {
       max_transcript_items: c.max_transcript_items,
       max_prompt_history_bytes: c.max_prompt_history_bytes,
       max_prompt_history_items: c.max_prompt_history_items,
-    });
+    };
+    try {
+      await this.#sendConnection(started);
+    } catch (e) {
+      if (!(e instanceof FrameTooLargeError)) throw e;
+      return await this.#error(
+        msg.request_id,
+        "invalid_request",
+        `the session.started reply for this cwd takes ${e.bytes} bytes, more than ` +
+          `max_server_frame_bytes (${e.limit})`,
+      );
+    }
+    // Only a session the client was told about exists; the input loop waits for this handler.
+    this.#sessions.set(session.id, session);
     // Warm up while the client composes its first prompt; a failure shows in the first turn.
     setTimeout(() => void this.#o.deps().catch(() => {}), 0);
   }
@@ -351,7 +393,11 @@ export class Connection {
   ): Promise<Session | undefined> {
     const session = this.#sessions.get(msg.session_id);
     if (!session) {
-      await this.#error(msg.request_id, "session_not_found", `no session "${msg.session_id}"`);
+      await this.#error(
+        msg.request_id,
+        "session_not_found",
+        `no session ${quoteInput(msg.session_id)}`,
+      );
     }
     return session;
   }
@@ -380,6 +426,14 @@ export class Connection {
     const turnId = crypto.randomUUID();
     const controller = new AbortController();
     const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
+    if (!this.#fitsTurnEvents(envelope)) {
+      return await this.#error(
+        msg.request_id,
+        "invalid_request",
+        `this turn's events would not fit max_server_frame_bytes ` +
+          `(${this.#o.config.max_server_frame_bytes}) with this request_id`,
+      );
+    }
     const writer = this.#writer;
     const emit = async (
       event: Record<string, unknown> & { type: string },
@@ -428,6 +482,25 @@ export class Connection {
     void task.finally(() => this.#turns.delete(task));
   }
 
+  /**
+   * Whether a turn with this envelope can always end: its `turn.failed` with a short message
+   * must fit the frame limit, or a client could wait forever for a terminal event.
+   */
+  #fitsTurnEvents(envelope: Record<string, string>): boolean {
+    try {
+      encodeFrame({
+        type: "turn.failed",
+        ...envelope,
+        seq: Number.MAX_SAFE_INTEGER,
+        code: "internal_error",
+        message: "x".repeat(MIN_FAILURE_MESSAGE_CHARS),
+      }, this.#o.config.max_server_frame_bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async #turnCancel(msg: ClientMessageOf<"turn.cancel">): Promise<void> {
     const session = await this.#sessionOf(msg);
     if (!session) return;
@@ -435,7 +508,7 @@ export class Connection {
       return await this.#error(
         msg.request_id,
         "turn_not_found",
-        `no active turn "${msg.turn_id}" in this session`,
+        `no active turn ${quoteInput(msg.turn_id)} in this session`,
       );
     }
     session.turn.controller.abort(new DOMException("turn cancelled", "AbortError"));
@@ -448,7 +521,7 @@ export class Connection {
       return await this.#error(
         msg.request_id,
         "approval_not_found",
-        `no pending approval "${msg.approval_id}" (unknown or already resolved)`,
+        `no pending approval ${quoteInput(msg.approval_id)} (unknown or already resolved)`,
       );
     }
   }

@@ -18,3 +18,43 @@
 export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/**
+ * `text` cut to at most `max` UTF-16 units plus an ellipsis, never inside a surrogate pair.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { clip } from "./error_text.ts";
+ * assert.equal(clip("abcdef", 3), "abc…");
+ * assert.equal(clip("ab\u{1F600}", 3), "ab…");
+ * assert.equal(clip("abc", 3), "abc");
+ * ```
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end) + "…";
+}
+
+/** Client text quoted in an error message is cut to this many UTF-16 units. */
+export const MAX_QUOTED_CHARS = 120;
+
+/**
+ * Client-supplied text quoted for an error message, cut so that a reply never grows with what
+ * the client sent: a megabyte-long message type must not make its own error too big to send.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { quoteInput } from "./error_text.ts";
+ * assert.equal(quoteInput("turn.begin"), '"turn.begin"');
+ * assert.equal(quoteInput("x".repeat(1000)), `"${"x".repeat(120)}…" (1000 characters)`);
+ * ```
+ */
+export function quoteInput(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return `"${text}"`;
+  return `"${clip(text, MAX_QUOTED_CHARS)}" (${text.length} characters)`;
+}

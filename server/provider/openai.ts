@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { errorText } from "../error_text.ts";
+import { clip, errorText } from "../error_text.ts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import {
   type ChatToolCall,
@@ -265,11 +265,9 @@ export class OpenAIProvider implements Provider {
         }
         if (chunk.usage && typeof chunk.usage === "object") {
           const u: ProviderUsage = {};
-          if (Number.isInteger(chunk.usage.prompt_tokens)) {
-            u.prompt_tokens = chunk.usage.prompt_tokens!;
-          }
-          if (Number.isInteger(chunk.usage.completion_tokens)) {
-            u.completion_tokens = chunk.usage.completion_tokens!;
+          if (isCount(chunk.usage.prompt_tokens)) u.prompt_tokens = chunk.usage.prompt_tokens;
+          if (isCount(chunk.usage.completion_tokens)) {
+            u.completion_tokens = chunk.usage.completion_tokens;
           }
           usage = u;
         }
@@ -382,10 +380,6 @@ class ConsumerError extends Error {
 const MAX_DETAIL_CHARS = 2000;
 /** Tool call names and ids longer than this are cut (they are echoed in every tool event). */
 const MAX_TOOL_ID_CHARS = 256;
-
-function clip(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max) + "…" : text;
-}
 
 interface OpenAIChunk {
   choices?: Array<{
@@ -514,4 +508,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** A token count as a provider may report it: a non-negative safe integer. */
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }

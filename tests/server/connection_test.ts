@@ -365,3 +365,104 @@ Deno.test("a connection opens at most 64 sessions; the 65th is invalid_request",
     assertMatch(err.message, /64 sessions/);
   });
 });
+
+Deno.test("an error reply never grows with the client's text: a 1 MiB unknown type is answered and the connection goes on", async () => {
+  // Default client frame limit (1 MiB), and a server frame limit that a full echo would cross.
+  await withProc({ config: { max_server_frame_bytes: 1048576 } }, async (p) => {
+    await p.open();
+    const base = { type: "", request_id: "BIG" };
+    const type = "t".repeat(1048576 - JSON.stringify(base).length);
+    await p.send({ ...base, type });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id, ev.fatal], ["invalid_request", "BIG", false]);
+    assertEquals(
+      ev.message,
+      `unknown message type "${"t".repeat(120)}…" (${type.length} characters)`,
+    );
+    await p.send({ type: "session.start", request_id: "after", cwd: "/tmp" });
+    assertEquals((await p.nextOf("session.started")).request_id, "after");
+  });
+});
+
+Deno.test("ids and paths a client sends are quoted cut short, so a 4096-byte frame limit keeps the right codes", async () => {
+  await withProc({ config: { max_server_frame_bytes: 4096 } }, async (p) => {
+    await p.open();
+    const long = "s".repeat(5000);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [
+        { type: "turn.start", request_id: "a", session_id: long, prompt: "hi" },
+        "session_not_found",
+      ],
+      [{ type: "session.clear", request_id: "b", session_id: long }, "session_not_found"],
+      [{ type: "session.start", request_id: "c", cwd: long }, "invalid_request"],
+      [{ type: "session.start", request_id: "d", cwd: `/${long}` }, "invalid_request"],
+      [{ type: long, request_id: "e" }, "invalid_request"],
+    ];
+    for (const [msg, code] of cases) {
+      await p.send(msg);
+      const ev = await p.next((e) => e.type === "error" && e.request_id === msg.request_id);
+      assertEquals(ev.code, code, JSON.stringify(ev).slice(0, 300));
+      assert(ev.message.length < 500, ev.message);
+    }
+    await p.send({ type: "session.start", request_id: "s", cwd: p.tempDir });
+    const sessionId = (await p.nextOf("session.started")).session_id;
+    for (
+      const msg of [
+        { type: "turn.cancel", request_id: "f", session_id: sessionId, turn_id: long },
+        {
+          type: "approval.resolve",
+          request_id: "g",
+          session_id: sessionId,
+          approval_id: long,
+          approved: true,
+        },
+      ]
+    ) {
+      await p.send(msg);
+      const ev = await p.next((e) => e.type === "error" && e.request_id === msg.request_id);
+      assertMatch(ev.code, /^(turn|approval)_not_found$/);
+      assert(ev.message.length < 500, ev.message);
+    }
+  });
+});
+
+Deno.test("a request_id over 256 bytes is refused without being echoed; 256 bytes is accepted", async () => {
+  await withProc({ config: { max_server_frame_bytes: 4096 } }, async (p) => {
+    await p.send({ type: "initialize", request_id: "é".repeat(128) + "x", protocol_version: 1 });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, "request_id" in ev, ev.fatal], ["invalid_request", false, false]);
+    assertMatch(ev.message, /^request_id of 257 bytes is longer than the 256 bytes scv accepts/);
+    const exact = "é".repeat(128);
+    await p.send({ type: "initialize", request_id: exact, protocol_version: 1 });
+    assertEquals((await p.nextOf("initialized")).request_id, exact);
+    // After the handshake too, for every request type: the reply that would echo it is refused.
+    await p.send({ type: "session.clear", request_id: "r".repeat(5000), session_id: "x" });
+    const clear = await p.nextOf("error");
+    assertEquals([clear.code, "request_id" in clear], ["invalid_request", false]);
+    await p.send({ type: "session.start", request_id: "s", cwd: p.tempDir });
+    const sessionId = (await p.nextOf("session.started")).session_id;
+    await p.send({
+      type: "turn.start",
+      request_id: "r".repeat(300),
+      session_id: sessionId,
+      prompt: "hi",
+    });
+    const turn = await p.nextOf("error");
+    assertEquals([turn.code, "request_id" in turn], ["invalid_request", false]);
+    assertEquals(p.events.filter((e) => e.type === "turn.started"), [], "no turn started");
+  });
+});
+
+Deno.test("a server frame limit too small for session.started refuses the session instead of ending the connection", async () => {
+  await withProc({ config: { max_server_frame_bytes: 200 } }, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
+    await p.nextOf("initialized");
+    await p.send({ type: "session.start", request_id: "s", cwd: "/tmp" });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id], ["invalid_request", "s"]);
+    assertMatch(ev.message, /session\.started reply .* more than max_server_frame_bytes \(200\)/);
+    // The session was never announced, so it does not exist; the connection still answers.
+    await p.send({ type: "nope", request_id: "n" });
+    assertEquals((await p.nextOf("error")).request_id, "n");
+  });
+});
