@@ -69,7 +69,6 @@ export async function runTurn(
   const { config } = deps;
   let steps = 0;
   const usage: ProviderUsage = {};
-  let usageReported = false;
   session.history.push({ role: "user", content: prompt });
   const turn = { start: session.history.length - 1 };
   try {
@@ -109,7 +108,6 @@ export async function runTurn(
         throw e;
       }
       if (response.usage) {
-        usageReported = true;
         const { prompt_tokens, completion_tokens } = response.usage;
         if (prompt_tokens !== undefined) {
           usage.prompt_tokens = (usage.prompt_tokens ?? 0) + prompt_tokens;
@@ -138,7 +136,12 @@ export async function runTurn(
           ? { role: "assistant", content: response.content || null, tool_calls: calls }
           : { role: "assistant", content: response.content },
       );
-      if (calls.length === 0) break;
+      if (calls.length === 0) {
+        // The bound holds between turns too, not only from the next turn's start. The answered
+        // turn is history now: it may go like any earlier turn, so this never fails the turn.
+        await deps.context.trim(session, { start: session.history.length }, emit, signal);
+        break;
+      }
       for (const call of calls) {
         signal.throwIfAborted();
         const result = await runToolCall(session, call, signal, emit, deps);
@@ -147,7 +150,8 @@ export async function runTurn(
       await deps.context.trim(session, turn, emit, signal);
     }
     const done: Record<string, unknown> & { type: string } = { type: "turn.completed", steps };
-    if (usageReported) {
+    // A usage chunk without token counts (only total_tokens, say) reports nothing to sum.
+    if (usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined) {
       const u: Record<string, number> = {};
       if (usage.prompt_tokens !== undefined) u.input_tokens = usage.prompt_tokens;
       if (usage.completion_tokens !== undefined) u.output_tokens = usage.completion_tokens;

@@ -106,6 +106,32 @@ Deno.test("the history over max_history_bytes is trimmed and session.trimmed rep
   });
 });
 
+Deno.test("an answer that crosses max_history_bytes is trimmed before its turn completes", async () => {
+  // 10-byte prompts and 3000-byte answers: the third answer takes the history past 8000 bytes.
+  const mock = await MockOpenAI.start(() => text("a".repeat(3000)));
+  await withServer(mock, { config: { max_history_bytes: 8000 } }, async (p) => {
+    const { sessionId } = await p.open();
+    for (let turn = 1; turn <= 3; turn++) {
+      const requestId = `turn-${turn}`;
+      const t = await p.startTurn(sessionId, `question ${turn}`, requestId);
+      const done = await p.terminal(t.turn_id);
+      assertEquals(done.type, "turn.completed");
+      const trimmed = p.events.filter((e) => e.type === "session.trimmed");
+      if (turn < 3) {
+        assertEquals(trimmed, [], `nothing to trim after turn ${turn}`);
+        continue;
+      }
+      assertEquals(trimmed.length, 1, "trimmed once, in the turn that crossed the bound");
+      const [ev] = trimmed as [Ev];
+      assertEquals(ev.request_id, requestId);
+      assert(ev.seq < done.seq, "session.trimmed comes before the turn's terminal event");
+      assert(ev.history_bytes <= 8000, `history_bytes ${ev.history_bytes}`);
+      assertEquals(ev.removed_messages, 2, "the oldest turn went: its prompt and its answer");
+    }
+    assertEquals(p.schemaErrors, []);
+  });
+});
+
 Deno.test("a prompt over max_history_bytes fails the turn with history_limit", async () => {
   const mock = await MockOpenAI.start(() => text("unused"));
   await withServer(mock, { config: { max_history_bytes: 500 } }, async (p) => {

@@ -5,7 +5,7 @@
 import { exists } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { type Ev, withServer } from "../support/server_process.ts";
-import { MockOpenAI, text, textChunk, toolCalls } from "../support/mock_openai.ts";
+import { MockOpenAI, type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
 
 const TERMINAL = ["turn.completed", "turn.cancelled", "turn.failed"];
 
@@ -81,6 +81,30 @@ Deno.test("usage is omitted from turn.completed when the provider reports none",
     const { done } = await p.runTurn(sessionId, "hi");
     assertEquals(done.type, "turn.completed");
     assert(!("usage" in done), "usage must be omitted");
+  });
+});
+
+Deno.test("usage is omitted when the provider's usage chunk has no token counts", async () => {
+  const chunks = (usage: Record<string, unknown>): MockReply => ({
+    kind: "stream",
+    events: [
+      textChunk("ok"),
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      { choices: [], usage },
+    ],
+  });
+  const mock = await MockOpenAI.start([
+    chunks({ total_tokens: 5 }),
+    chunks({ prompt_tokens: -3, completion_tokens: 1.5 }),
+    chunks({ prompt_tokens: 4, total_tokens: 4 }),
+  ]);
+  await withServer(mock, {}, async (p) => {
+    const { sessionId } = await p.open();
+    for (const expected of [undefined, undefined, { input_tokens: 4 }]) {
+      const { done } = await p.runTurn(sessionId, "hi");
+      assertEquals([done.type, done.usage], ["turn.completed", expected]);
+      assertEquals("usage" in done, expected !== undefined, JSON.stringify(done));
+    }
   });
 });
 
