@@ -17,6 +17,10 @@ export const MAX_LINE_CHARS = 2000;
 
 const encoder = new TextEncoder();
 
+function byteLength(s: string): number {
+  return encoder.encode(s).length;
+}
+
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace or absolute"),
   offset: z.number().int().positive().optional().describe("First line to show, 1-based"),
@@ -86,7 +90,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       return false;
     }
     const text = numbered(lineNo, line);
-    const size = encoder.encode(text).length;
+    const size = byteLength(text);
     if (shownBytes + size > ctx.limits.maxOutputBytes) {
       lineNo--;
       stop = "bytes";
@@ -168,28 +172,41 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     return failed(stopMessage(ctx.signal, `Reading "${args.path}" was cancelled`));
   }
   if (!sawAny) return { success: true, output: `(file "${args.path}" is empty)`, truncated: false };
+  const tooLong = (): ToolResult => ({
+    success: false,
+    output: `Cannot show line ${offset} of "${args.path}": it does not fit in the ` +
+      `${ctx.limits.maxOutputBytes}-byte output limit`,
+    truncated: true,
+  });
   if (shown.length === 0) {
-    if (stop === "bytes") {
-      return {
-        success: false,
-        output: `Cannot show line ${offset} of "${args.path}": it is longer than the output limit`,
-        truncated: true,
-      };
-    }
+    if (stop === "bytes") return tooLong();
     return failed(
       `Cannot read "${args.path}" from line ${offset}: the file has only ${lineNo} lines`,
     );
   }
-  const last = lineNo;
-  let output = shown.join("");
-  let truncated = false;
-  if (stop === "bytes") {
-    truncated = true;
-    output += `[Output limit reached after line ${last}; continue with offset=${last + 1}]`;
-  } else if (stop === "limit" && args.limit === undefined) {
-    truncated = true;
-    output += `[Showing lines ${offset}-${last}; continue with offset=${last + 1}]`;
+  // A footer goes after the lines when reading stopped early. The whole output, footer
+  // included, must fit the limit: past it the agent cuts bytes out of the middle, and the
+  // footer would name lines the model did not fully see. Lines are dropped from the end until
+  // it fits, so the output still ends on a line boundary.
+  const footer = (last: number): string | undefined => {
+    if (stop === "bytes") {
+      return `[Output limit reached after line ${last}; continue with offset=${last + 1}]`;
+    }
+    if (stop === "limit" && args.limit === undefined) {
+      return `[Showing lines ${offset}-${last}; continue with offset=${last + 1}]`;
+    }
+    return undefined;
+  };
+  let note = footer(lineNo);
+  const max = ctx.limits.maxOutputBytes;
+  while (note !== undefined && shown.length > 0 && shownBytes + byteLength(note) > max) {
+    shownBytes -= byteLength(shown.pop()!);
+    stop = "bytes";
+    note = footer(offset + shown.length - 1);
   }
+  if (shown.length === 0) return tooLong();
+  const output = shown.join("") + (note ?? "");
+  const truncated = note !== undefined;
   return { success: true, output, truncated };
 }
 

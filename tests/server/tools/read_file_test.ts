@@ -143,12 +143,11 @@ Deno.test("read_file stops at the output limit on a line boundary", async () => 
     const r = await readFileTool.run({ path: "a.txt" }, context(dir, { maxOutputBytes: 100 }));
     assert.equal(r.success, true);
     assert.equal(r.truncated, true);
-    // Each numbered line is 18 bytes: five fit in 100.
+    // Each numbered line is 18 bytes and the footer 59: two lines and the footer fit in 100.
     assert.equal(
       r.output,
-      "     1\taaaaaaaaaa\n" +
-        "     2\taaaaaaaaaa\n     3\taaaaaaaaaa\n     4\taaaaaaaaaa\n     5\taaaaaaaaaa\n" +
-        "[Output limit reached after line 5; continue with offset=6]",
+      "     1\taaaaaaaaaa\n     2\taaaaaaaaaa\n" +
+        "[Output limit reached after line 2; continue with offset=3]",
     );
   });
 });
@@ -219,6 +218,83 @@ console.log(JSON.stringify(r));
       success: false,
       output: `Permission denied: scv was started without --allow-read, so it cannot read "a.txt"`,
       truncated: false,
+    });
+  });
+});
+
+/** Checks a read_file output cut by the output limit: within it, whole lines, a true footer. */
+function assertWithinLimit(output: string, lines: string[], limit: number): void {
+  assert.ok(
+    new TextEncoder().encode(output).length <= limit,
+    `${new TextEncoder().encode(output).length} bytes, over the ${limit}-byte limit`,
+  );
+  const out = output.split("\n");
+  const footer = out.pop()!;
+  const m = footer.match(/^\[Output limit reached after line (\d+); continue with offset=(\d+)\]$/);
+  assert.ok(m, `footer: ${footer}`);
+  const last = Number(m[1]);
+  assert.equal(Number(m[2]), last + 1);
+  assert.equal(out.length, last, "the footer names the last line shown");
+  out.forEach((l, i) => assert.equal(l, `${String(i + 1).padStart(6)}\t${lines[i]}`));
+}
+
+Deno.test("read_file output, footer included, stays within the output limit", async () => {
+  await withTempDir(async (dir) => {
+    // The audit's file: 1899 lines of 46 characters.
+    const lines = Array.from(
+      { length: 1899 },
+      (_, i) => `${String(i).padStart(5, "0")} ${"x".repeat(40)}`,
+    );
+    await Deno.writeTextFile(`${dir}/big.txt`, lines.join("\n") + "\n");
+    for (const limit of [200, 400, 1000, 4096, 65536]) {
+      const r = await readFileTool.run(
+        { path: "big.txt" },
+        context(dir, { maxOutputBytes: limit }),
+      );
+      assert.equal(r.success, true);
+      assert.equal(r.truncated, true);
+      assertWithinLimit(r.output, lines, limit);
+    }
+  });
+});
+
+Deno.test("read_file keeps multi-byte lines and the footer within the output limit", async () => {
+  await withTempDir(async (dir) => {
+    const lines = Array.from({ length: 500 }, (_, i) => `${i} ${"é✓".repeat(i % 7)}`);
+    await Deno.writeTextFile(`${dir}/u.txt`, lines.join("\n"));
+    for (let limit = 100; limit <= 2000; limit += 37) {
+      const r = await readFileTool.run({ path: "u.txt" }, context(dir, { maxOutputBytes: limit }));
+      assert.equal(r.truncated, true);
+      assertWithinLimit(r.output, lines, limit);
+    }
+  });
+});
+
+Deno.test("read_file paging footer stays within the output limit too", async () => {
+  await withTempDir(async (dir) => {
+    // Exactly the default line limit's worth of lines would fill the limit to the byte.
+    const lines = Array.from({ length: DEFAULT_LINE_LIMIT + 10 }, () => "y".repeat(10));
+    await Deno.writeTextFile(`${dir}/p.txt`, lines.join("\n"));
+    const limit = DEFAULT_LINE_LIMIT * 18; // "     1\tyyyyyyyyyy\n" is 18 bytes
+    const r = await readFileTool.run({ path: "p.txt" }, context(dir, { maxOutputBytes: limit }));
+    assert.equal(r.truncated, true);
+    assert.ok(new TextEncoder().encode(r.output).length <= limit);
+    const out = r.output.split("\n");
+    const footer = out.pop()!;
+    const m = footer.match(/continue with offset=(\d+)\]$/);
+    assert.ok(m, `footer: ${footer}`);
+    assert.equal(out.length, Number(m[1]) - 1);
+  });
+});
+
+Deno.test("read_file refuses when not even one line fits with its footer", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "aaaaaaaaaa\n".repeat(100));
+    const r = await readFileTool.run({ path: "a.txt" }, context(dir, { maxOutputBytes: 60 }));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot show line 1 of "a.txt": it does not fit in the 60-byte output limit`,
+      truncated: true,
     });
   });
 });
