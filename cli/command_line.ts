@@ -5,7 +5,7 @@
  * @module
  */
 import { SCV_VERSION } from "../protocol/constants.ts";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import type { ConfigFlags } from "../server/config.ts";
 
 /** Options of `scv exec`. */
@@ -37,15 +37,37 @@ interface CommonOpts {
   cwd?: string;
 }
 
+/** A path option must name something: `--cwd ""` is a mistake, not the current directory. */
+function nonEmptyPath(value: string): string {
+  if (value === "") throw new InvalidArgumentError("an empty path names nothing.");
+  return value;
+}
+
+/** The workspace as an absolute path, so the TUI and exec send `session.start` a valid cwd. */
+function workspacePath(value: string): string {
+  nonEmptyPath(value);
+  return value.startsWith("/") ? value : `${Deno.cwd()}/${value}`;
+}
+
 function common(cmd: Command, withCwd: boolean): Command {
   cmd
-    .option("--config <path>", "a JSONC config file (wins over the user and SCV_CONFIG files)")
+    .option(
+      "--config <path>",
+      "a JSONC config file (wins over the user and SCV_CONFIG files)",
+      nonEmptyPath,
+    )
     .option("--model <name>", "model name sent to the provider (wins over every config source)")
     .addOption(
       new Option("--approval-policy <policy>", "which tool calls ask for approval")
         .choices(["always", "on-risk", "never"]),
     );
-  if (withCwd) cmd.option("--cwd <dir>", "workspace directory (default: the current directory)");
+  if (withCwd) {
+    cmd.option(
+      "--cwd <dir>",
+      "workspace directory (default: the current directory)",
+      workspacePath,
+    );
+  }
   return cmd;
 }
 
@@ -68,7 +90,7 @@ export async function parseCommandLine(args: string[]): Promise<ParsedCommand> {
   let result: ParsedCommand | undefined;
   const program = new Command("scv")
     .description(
-      "scv: a terminal coding agent. With no command it opens the interactive TUI.\n" +
+      "scv: a terminal coding agent. With no command it opens the interactive TUI. " +
         "Configuration: ~/.config/scv/config.jsonc, SCV_CONFIG, --config, env, flags (later wins).",
     )
     .version(`scv ${SCV_VERSION}`, "-V, --version", "print the version")
@@ -111,8 +133,8 @@ Examples:
 
   common(program.command("server"), false)
     .description(
-      "headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr.\n" +
-        "Exit 0 after EOF or SIGINT/SIGTERM, 1 when stdout broke or stayed blocked, 2 after a\n" +
+      "headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr. " +
+        "Exit 0 after EOF or SIGINT/SIGTERM, 1 when stdout broke or stayed blocked, 2 after a " +
         "protocol version mismatch or a configuration error.",
     )
     .action((o: CommonOpts) => {
@@ -121,7 +143,8 @@ Examples:
 
   common(program.command("exec"), true)
     .description(
-      "run one turn without a terminal: final text to stdout, progress to stderr.\n" +
+      "run one turn without a terminal: the assistant's text streams to stdout as it " +
+        "arrives, tool activity and failures go to stderr. " +
         'PROMPT "-" reads the prompt from stdin. Exit 0 completed, 1 failed, 130 cancelled.',
     )
     .argument("<prompt>", 'the prompt, or "-" to read it from stdin')

@@ -69,7 +69,13 @@ const positiveMs: KeyRule = {
 };
 const nonEmpty: KeyRule = {
   expected: "must be a non-empty string",
-  valid: (v) => typeof v === "string" && v.length > 0,
+  valid: (v) => typeof v === "string" && v.trim().length > 0,
+};
+/** A name `Deno.env.get` can look up and a shell could export. */
+const envName: KeyRule = {
+  expected:
+    "must be an environment variable name (letters, digits and _, not starting with a digit)",
+  valid: (v) => typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
 };
 
 /**
@@ -82,7 +88,7 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     expected: "must be an absolute http(s) URL",
     valid: (v) => typeof v === "string" && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
   },
-  api_key_env: nonEmpty,
+  api_key_env: envName,
   context_max_tokens: positiveInt,
   max_steps: positiveInt,
   approval_policy: {
@@ -126,6 +132,11 @@ export interface ConfigSources {
 
 function describeValue(v: unknown): string {
   if (v === undefined) return "nothing";
+  // JSON has no Infinity: 1e400 parses to it, and JSON.stringify would call it null.
+  if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+  if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+    return `${v} (beyond 9007199254740991, the largest integer JSON numbers hold exactly)`;
+  }
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 60 ? s.slice(0, 57) + "..." : s;
 }
@@ -203,13 +214,28 @@ function defaultReadTextFile(path: string): string | undefined {
   }
 }
 
-/** Reads an environment variable; unset when env access was not granted. */
+/** Variables {@link readEnv} could not read for want of `--allow-env`, for one warning. */
+const deniedEnv = new Set<string>();
+
+/**
+ * Reads an environment variable; unset when env access was not granted (the name is kept, and
+ * {@link loadConfigOrReport} warns about it, so a missing `--allow-env` is never silent).
+ */
 export function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
-  } catch {
-    return undefined; // env access not granted: behave as unset
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied)) {
+      throw e;
+    }
+    deniedEnv.add(name);
+    return undefined;
   }
+}
+
+/** The environment variables that could not be read so far (no `--allow-env` for them). */
+export function deniedEnvNames(): string[] {
+  return [...deniedEnv];
 }
 
 /**
@@ -221,7 +247,14 @@ export function loadConfigOrReport(
   report: (line: string) => void,
 ): Config | undefined {
   try {
-    return loadConfig(flags);
+    const config = loadConfig(flags);
+    const denied = deniedEnvNames();
+    if (denied.length > 0) {
+      report(
+        `scv: warning: cannot read ${denied.join(", ")} without --allow-env; treated as unset`,
+      );
+    }
+    return config;
   } catch (e) {
     if (e instanceof ConfigError) {
       report(`scv: ${e.message}`);
@@ -234,7 +267,8 @@ export function loadConfigOrReport(
 /** The per-user config file path, `$XDG_CONFIG_HOME/scv/config.jsonc` or `~/.config/...`. */
 export function userConfigPath(env: (name: string) => string | undefined): string | undefined {
   const xdg = env("XDG_CONFIG_HOME");
-  if (xdg) return `${xdg}/scv/config.jsonc`;
+  // The XDG spec: a relative value is invalid and is ignored.
+  if (xdg?.startsWith("/")) return `${xdg}/scv/config.jsonc`;
   const home = env("HOME");
   return home ? `${home}/.config/scv/config.jsonc` : undefined;
 }
@@ -260,7 +294,10 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
   if (user) files.push([user, false]);
   const fromEnv = env("SCV_CONFIG");
   if (fromEnv) files.push([fromEnv, true]);
-  if (flags.config) files.push([flags.config, true]);
+  if (flags.config === "") {
+    throw new ConfigError("Cannot load config: --config was given an empty path");
+  }
+  if (flags.config !== undefined) files.push([flags.config, true]);
   for (const [path, required] of files) {
     const text = read(path);
     if (text === undefined) {

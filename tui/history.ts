@@ -155,7 +155,8 @@ export function parseHistory(text: string): string[] {
 /** The directory for scv's state: `$XDG_STATE_HOME/scv` or `~/.local/state/scv`. */
 export function stateDir(env: (name: string) => string | undefined): string | undefined {
   const xdg = env("XDG_STATE_HOME");
-  if (xdg) return `${xdg}/scv`;
+  // The XDG spec: a relative value is invalid and is ignored.
+  if (xdg?.startsWith("/")) return `${xdg}/scv`;
   const home = env("HOME");
   return home ? `${home}/.local/state/scv` : undefined;
 }

@@ -175,3 +175,55 @@ Deno.test("exec refuses a stdin prompt over max_prompt_bytes before starting a t
     await mock.close();
   }
 });
+
+Deno.test("deno task exec works in the directory it is run from, not the checkout", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "bash", arguments: { command: "pwd" } }]),
+    text("done"),
+  ]);
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv-task-" }));
+  try {
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--config", config, "exec", "--json", "--approval-policy", "never", "where?"],
+      cwd: dir,
+      env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir, NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = decoder.decode(out.stderr);
+    assertEquals(out.code, 0, stderr);
+    const events = decoder.decode(out.stdout).trim().split("\n").map((l) => JSON.parse(l));
+    const completed = events.find((e) => e.type === "tool.completed");
+    assertEquals(completed?.output, `${dir}\n`, "bash ran in the caller's directory");
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("exec without --allow-env warns that the environment is ignored instead of staying silent", async () => {
+  const mock = await MockOpenAI.start([text("unused")]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const flags = SERVER_FLAGS.filter((f) => f !== "--allow-env");
+    // The provider comes from a file, so the run never looks beyond 127.0.0.1.
+    await Deno.writeTextFile(`${dir}/c.jsonc`, JSON.stringify({ base_url: mock.baseUrl }));
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...flags, MAIN, "exec", "--cwd", dir, "--config", `${dir}/c.jsonc`, "hi"],
+      env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = decoder.decode(out.stderr);
+    assertMatch(stderr, /^scv: warning: cannot read .*OPENAI_BASE_URL.* without --allow-env/m);
+    assertEquals(out.code, 0, stderr);
+    assertEquals(decoder.decode(out.stdout), "unused\n");
+    assertEquals(mock.requests.length, 1, "the request went to the configured provider");
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

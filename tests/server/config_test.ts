@@ -334,3 +334,45 @@ Deno.test("timeouts past what a timer can hold are a config error", () => {
     );
   }
 });
+
+Deno.test("a relative XDG_CONFIG_HOME is ignored, as the XDG spec says", () => {
+  const c = loadConfig(
+    {},
+    sources({ XDG_CONFIG_HOME: "rel", HOME: "/home/u" }, {
+      "rel/scv/config.jsonc": '{ "model": "from-rel" }',
+      "/home/u/.config/scv/config.jsonc": '{ "model": "from-home" }',
+    }),
+  );
+  assert.equal(c.model, "from-home");
+});
+
+Deno.test("an empty --config path is an error, not 'no file'", () => {
+  assert.throws(
+    () => loadConfig({ config: "" }, sources({}, {})),
+    (e: Error) => e instanceof ConfigError && /--config was given an empty path/.test(e.message),
+  );
+});
+
+Deno.test("a whitespace-only model and an api_key_env that is no variable name are errors", () => {
+  assert.throws(() => parseConfigText('{ "model": "   " }', "x.jsonc"), /"model" must be/);
+  for (const name of ["A B", "1KEY", "KEY=x", ""]) {
+    assert.throws(
+      () => parseConfigText(JSON.stringify({ api_key_env: name }), "x.jsonc"),
+      /"api_key_env" must be an environment variable name/,
+      name,
+    );
+  }
+  assert.equal(parseConfigText('{ "api_key_env": "MY_KEY_2" }', "x.jsonc").api_key_env, "MY_KEY_2");
+});
+
+Deno.test("numbers too large to be exact say so instead of showing null", () => {
+  assert.throws(
+    () => parseConfigText('{ "context_max_tokens": 1e400 }', "x.jsonc"),
+    (e: Error) =>
+      e.message.endsWith('"context_max_tokens" must be a positive integer, got Infinity'),
+  );
+  assert.throws(
+    () => parseConfigText('{ "context_max_tokens": 1e20 }', "x.jsonc"),
+    /got 100000000000000000000 \(beyond 9007199254740991/,
+  );
+});

@@ -65,4 +65,9 @@ Deno.test("prompt history lives under XDG_STATE_HOME/scv, else ~/.local/state/sc
     "/s/scv",
   );
   assertEquals(stateDir((k) => (k === "HOME" ? "/h" : undefined)), "/h/.local/state/scv");
+  assertEquals(
+    stateDir((k) => ({ XDG_STATE_HOME: "rel", HOME: "/h" } as Record<string, string>)[k]),
+    "/h/.local/state/scv",
+    "a relative XDG_STATE_HOME is ignored, as the XDG spec says",
+  );
 });
