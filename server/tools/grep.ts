@@ -23,8 +23,15 @@ export const MAX_GREP_LINE_CHARS = 500;
 /** Files larger than this are skipped (logs, dumps); they are counted in the result. */
 export const MAX_GREP_FILE_BYTES = 8 * 1024 * 1024;
 
-/** Output bytes kept free for the notes that follow the matches. */
+/**
+ * Output bytes kept free for the notes that follow the matches; half of a smaller limit, so
+ * that a small limit still shows some matching lines.
+ */
 const NOTES_RESERVE = 256;
+
+function notesReserve(maxOutputBytes: number): number {
+  return Math.min(NOTES_RESERVE, Math.floor(maxOutputBytes / 2));
+}
 
 const schema = z.object({
   pattern: z.string().min(1).describe("JavaScript regular expression, matched line by line"),
@@ -109,7 +116,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       walkBase: inside ? root : absolute,
       confine: inside,
       maxMatches: MAX_GREP_MATCHES,
-      maxBytes: Math.max(0, ctx.limits.maxOutputBytes - NOTES_RESERVE),
+      maxBytes: ctx.limits.maxOutputBytes - notesReserve(ctx.limits.maxOutputBytes),
       maxLineChars: MAX_GREP_LINE_CHARS,
       maxFileBytes: MAX_GREP_FILE_BYTES,
     };
@@ -130,19 +137,31 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     return fileError(rebuild(reply.error));
   }
 
-  const { lines, stop, skippedLarge, skippedOutside } = reply;
+  const { lines, stop, matched, first, skippedLarge, skippedOutside } = reply;
   const notes: string[] = [];
-  if (stop === "matches") {
+  if (lines.length === 0 && matched > 0) {
+    // Matching lines were found but not one fits: say so, never "no matches".
+    const count = stop === "matches"
+      ? `More than ${MAX_GREP_MATCHES} lines match`
+      : matched === 1
+      ? "1 line matches"
+      : `${matched} lines match`;
+    notes.push(
+      `${count} "${args.pattern}" (the first at ${first}), but none fits in the ` +
+        `${ctx.limits.maxOutputBytes}-byte output limit; narrow the search`,
+    );
+  } else if (stop === "matches") {
     notes.push(`[Stopped after ${MAX_GREP_MATCHES} matching lines; narrow the search]`);
+  } else if (stop === "bytes") {
+    notes.push(`[Output limit reached; narrow the search]`);
   }
-  if (stop === "bytes") notes.push(`[Output limit reached; narrow the search]`);
   if (skippedLarge > 0) {
     notes.push(`[Skipped ${skippedLarge} file(s) larger than ${MAX_GREP_FILE_BYTES} bytes]`);
   }
   if (skippedOutside > 0) {
     notes.push(`[Skipped ${skippedOutside} file(s) that led outside the workspace when opened]`);
   }
-  if (lines.length === 0) {
+  if (matched === 0) {
     const none = `No matches found for "${args.pattern}"`;
     return { success: true, output: [none, ...notes].join("\n"), truncated: false };
   }

@@ -48,6 +48,13 @@ export type GrepReply =
     lines: string[];
     /** Why the listing stopped early, if it did. */
     stop?: "matches" | "bytes";
+    /**
+     * Matching lines seen, listed or not. When not even the first fits in `maxBytes`, the
+     * search goes on counting (listing none) until the end or past `maxMatches`.
+     */
+    matched: number;
+    /** `path:line` of the first matching line, when one was seen. */
+    first?: string;
     /** Files passed over for their size. */
     skippedLarge: number;
     /** Files passed over because they led outside the workspace when opened. */
@@ -128,6 +135,10 @@ export async function searchFiles(req: GrepRequest): Promise<GrepReply> {
   }
   const lines: string[] = [];
   let bytes = 0;
+  let matched = 0;
+  let first: string | undefined;
+  /** Set when the first matching line did not fit: the rest are only counted. */
+  let counting = false;
   let stop: "matches" | "bytes" | undefined;
   let skippedLarge = 0;
   let skippedOutside = 0;
@@ -140,15 +151,21 @@ export async function searchFiles(req: GrepRequest): Promise<GrepReply> {
     for (const line of text.split("\n")) {
       n++;
       if (!re.test(line)) continue;
-      if (lines.length === req.maxMatches) {
+      if (matched === req.maxMatches) {
         stop = "matches";
         return false;
       }
+      matched++;
+      first ??= `${shown}:${n}`;
+      if (counting) continue;
       const out = `${shown}:${n}:${cutLine(line, req.maxLineChars)}`;
       bytes += encoder.encode(out).length + 1;
       if (bytes > req.maxBytes) {
         stop = "bytes";
-        return false;
+        // With nothing listed, "how many match" is all the caller can say: count on.
+        if (lines.length > 0) return false;
+        counting = true;
+        continue;
       }
       lines.push(out);
     }
@@ -190,7 +207,8 @@ export async function searchFiles(req: GrepRequest): Promise<GrepReply> {
     const e = err instanceof Error ? err : new Error(String(err));
     return { ok: false, error: { name: e.name, message: e.message } };
   }
-  const reply: GrepReply = { ok: true, lines, skippedLarge, skippedOutside };
+  const reply: GrepReply = { ok: true, lines, matched, skippedLarge, skippedOutside };
   if (stop !== undefined) reply.stop = stop;
+  if (first !== undefined) reply.first = first;
   return reply;
 }

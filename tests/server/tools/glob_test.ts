@@ -192,6 +192,19 @@ Deno.test("glob says when nothing matches", async () => {
   });
 });
 
+Deno.test("glob under a small output limit still lists files, never no files match", async () => {
+  await withTree(TREE, async (dir) => {
+    for (const limit of [256, 64, 16]) {
+      const ctx = { ...context(dir), limits: { maxOutputBytes: limit, timeoutMs: 10_000 } };
+      const r = await globTool.run({ pattern: "**" }, ctx);
+      assert.equal(r.success, true);
+      assert.equal(r.truncated, limit < 100, `limit ${limit}`);
+      assert.ok(new TextEncoder().encode(r.output).length <= limit, `limit ${limit}`);
+      assert.ok(r.output.startsWith(".github/ci.yml"), `limit ${limit}: ${r.output}`);
+    }
+  });
+});
+
 Deno.test("glob cuts the list at the result limit and says so", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < MAX_GLOB_RESULTS + 5; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "";

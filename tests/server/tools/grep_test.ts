@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { grepTool, MAX_GREP_LINE_CHARS } from "../../../server/tools/grep.ts";
+import { grepTool, MAX_GREP_LINE_CHARS, MAX_GREP_MATCHES } from "../../../server/tools/grep.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(
@@ -152,6 +152,44 @@ Deno.test("grep bounds its output and marks it truncated", async () => {
     assert.ok(new TextEncoder().encode(r.output).length <= 1000);
     assert.ok(r.output.startsWith("many.txt:1:needle here\nmany.txt:2:needle here\n"));
     assert.ok(r.output.endsWith("[Output limit reached; narrow the search]"));
+  });
+});
+
+Deno.test("grep shows matching lines under an output limit of 256 bytes or less", async () => {
+  await withTree({ "m.txt": "match one\nno\nmatch two\n".repeat(20) }, async (dir) => {
+    for (const limit of [256, 200, 128, 100]) {
+      const r = await grepTool.run({ pattern: "match" }, context(dir, { maxOutputBytes: limit }));
+      assert.equal(r.success, true);
+      assert.equal(r.truncated, true, `limit ${limit}`);
+      assert.ok(new TextEncoder().encode(r.output).length <= limit, `limit ${limit}`);
+      assert.ok(r.output.startsWith("m.txt:1:match one\n"), `limit ${limit}: ${r.output}`);
+      assert.ok(r.output.endsWith("[Output limit reached; narrow the search]"));
+    }
+  });
+});
+
+Deno.test("grep never says no matches when matching lines do not fit the output limit", async () => {
+  const long = `match ${"x".repeat(300)}\n`;
+  await withTree({ "a.txt": long, "b.txt": `${long}${long}` }, async (dir) => {
+    const r = await grepTool.run({ pattern: "match" }, context(dir, { maxOutputBytes: 256 }));
+    assert.deepEqual(r, {
+      success: true,
+      output: `3 lines match "match" (the first at a.txt:1), but none fits in the 256-byte ` +
+        `output limit; narrow the search`,
+      truncated: true,
+    });
+  });
+});
+
+Deno.test("grep counts at most its match limit when no matching line fits", async () => {
+  await withTree({ "a.txt": `match ${"x".repeat(300)}\n`.repeat(1500) }, async (dir) => {
+    const r = await grepTool.run({ pattern: "match" }, context(dir, { maxOutputBytes: 256 }));
+    assert.equal(r.truncated, true);
+    assert.equal(
+      r.output,
+      `More than ${MAX_GREP_MATCHES} lines match "match" (the first at a.txt:1), but none ` +
+        `fits in the 256-byte output limit; narrow the search`,
+    );
   });
 });
 
