@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
-import { locate, readRisk } from "./workspace.ts";
+import { directoryEnding, locate, readRisk } from "./workspace.ts";
 import { globMatcher } from "./glob_pattern.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
@@ -106,6 +106,12 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     const info = await Deno.stat(absolute);
     if (!info.isFile && !info.isDirectory) {
       return failed(`Cannot search "${where}": it is not a regular file or directory`);
+    }
+    const ending = directoryEnding(where);
+    if (info.isFile && ending !== undefined) {
+      return failed(
+        `Cannot search "${where}": it is not a directory, but the path ends in "${ending}"`,
+      );
     }
     request = {
       pattern: args.pattern,

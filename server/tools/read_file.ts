@@ -7,7 +7,7 @@
 import { BINARY_SNIFF_BYTES } from "./binary.ts";
 import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
-import { locate, openedInside, readRisk } from "./workspace.ts";
+import { directoryEnding, locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 
 /** Lines shown when the call gives no `limit`. */
@@ -55,6 +55,12 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       return failed(`Cannot read "${args.path}": it is a directory; use glob to list files`);
     }
     if (!info.isFile) return failed(`Cannot read "${args.path}": it is not a regular file`);
+    const ending = directoryEnding(args.path);
+    if (ending !== undefined) {
+      return failed(
+        `Cannot read "${args.path}": it is not a directory, but the path ends in "${ending}"`,
+      );
+    }
     file = await Deno.open(absolute, { read: true });
     // A path judged inside was not announced as a read outside: make sure the open agrees.
     if (inside && !(await openedInside(root, absolute, file).catch(() => false))) {

@@ -218,13 +218,31 @@ export function displayPath(root: string, absolute: string): string {
   return isInside(root, absolute) ? path.relative(root, absolute) : absolute;
 }
 
+/**
+ * The ending (`/`, `/.` or `/..`) that makes `userPath` name a directory, whatever is there;
+ * undefined when it has none. The kernel refuses to open a file through such a path, and so
+ * do the tools, rather than write or read the file it would otherwise resolve to.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { directoryEnding } from "./workspace.ts";
+ * assert(directoryEnding("newdir/") === "/" && directoryEnding("a/..") === "/..");
+ * assert(directoryEnding("a.txt") === undefined && directoryEnding("a/...") === undefined);
+ * ```
+ */
+export function directoryEnding(userPath: string): string | undefined {
+  return /\/\.{0,2}$/.exec(userPath)?.[0];
+}
+
 /** Where a write may go, or why it may not. */
 export type WriteTarget =
   | { ok: true; root: string; absolute: string }
   | { ok: false; message: string };
 
 /**
- * Resolves the target of a write and refuses one that leaves the workspace. Call it again
+ * Resolves the target of a write and refuses one that leaves the workspace or names a directory
+ * by its ending (`newdir/`). Call it again
  * right before writing: a symlink may have appeared since approval.
  *
  * @example
@@ -242,6 +260,14 @@ export async function writeTarget(
   userPath: string,
   verb: string,
 ): Promise<WriteTarget> {
+  const ending = directoryEnding(userPath);
+  if (ending !== undefined) {
+    return {
+      ok: false,
+      message: `Cannot ${verb} "${userPath}": it ends in "${ending}", so it names a ` +
+        `directory; give the path of a file`,
+    };
+  }
   const { root, absolute, inside } = await locate(cwd, userPath);
   if (!inside) {
     return {

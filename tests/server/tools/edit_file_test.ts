@@ -177,6 +177,25 @@ Deno.test("edit_file reports a missing file", async () => {
   });
 });
 
+Deno.test("edit_file refuses a file path ending in a slash and changes nothing", async () => {
+  await withDirs(async (ws) => {
+    await Deno.writeTextFile(`${ws}/a.txt`, "old\n");
+    for (const p of ["a.txt/", "a.txt/."]) {
+      const r = await editFileTool.run(
+        { path: p, old_string: "old", new_string: "new" },
+        context(ws),
+      );
+      assert.deepEqual(r, {
+        success: false,
+        output: `Cannot edit "${p}": it ends in "${p.slice(5)}", so it names a directory; ` +
+          `give the path of a file`,
+        truncated: false,
+      });
+      assert.equal(await Deno.readTextFile(`${ws}/a.txt`), "old\n");
+    }
+  });
+});
+
 Deno.test("edit_file refuses a binary file", async () => {
   await withDirs(async (ws) => {
     await Deno.writeFile(`${ws}/x.bin`, new Uint8Array([0x61, 0, 0x62]));

@@ -204,6 +204,19 @@ Deno.test("grep says when nothing matches", async () => {
   });
 });
 
+Deno.test("grep refuses a file named with a trailing slash", async () => {
+  await withTree(TREE, async (dir) => {
+    const r = await grepTool.run({ pattern: "TODO", path: "a.ts/" }, context(dir));
+    assert.deepEqual(r, {
+      success: false,
+      output: `Cannot search "a.ts/": it is not a directory, but the path ends in "/"`,
+      truncated: false,
+    });
+    const sub = await grepTool.run({ pattern: "TODO", path: "src/" }, context(dir));
+    assert.equal(sub.output, "src/b.ts:3:// TODO later\nsrc/c.md:1:TODO in docs");
+  });
+});
+
 Deno.test("grep reports a missing path", async () => {
   await withTree(TREE, async (dir) => {
     const r = await grepTool.run({ pattern: "x", path: "nope" }, context(dir));

@@ -82,6 +82,20 @@ Deno.test("read_file refuses a directory", async () => {
   });
 });
 
+Deno.test("read_file refuses a file named with a trailing slash", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.txt`, "secret\n");
+    for (const p of ["a.txt/", "a.txt/."]) {
+      const r = await readFileTool.run({ path: p }, context(dir));
+      assert.deepEqual(r, {
+        success: false,
+        output: `Cannot read "${p}": it is not a directory, but the path ends in "${p.slice(5)}"`,
+        truncated: false,
+      });
+    }
+  });
+});
+
 Deno.test("read_file refuses a binary file", async () => {
   await withTempDir(async (dir) => {
     await Deno.writeFile(`${dir}/x.bin`, new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));

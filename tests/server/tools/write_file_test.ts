@@ -142,6 +142,22 @@ Deno.test("write_file fails clearly when the path is a directory", async () => {
   });
 });
 
+Deno.test("write_file refuses a path ending in a slash and writes nothing", async () => {
+  await withDirs(async (ws) => {
+    const cases = [["newdir/", "/"], ["newdir/.", "/."], ["sub/newdir/..", "/.."], ["a.txt/", "/"]];
+    for (const [p, ending] of cases) {
+      const r = await writeFileTool.run({ path: p!, content: "x" }, context(ws));
+      assert.deepEqual(r, {
+        success: false,
+        output: `Cannot write "${p}": it ends in "${ending}", so it names a directory; ` +
+          `give the path of a file`,
+        truncated: false,
+      });
+      assert.deepEqual(names(ws), [], p);
+    }
+  });
+});
+
 Deno.test("write_file fails clearly when a parent is a file", async () => {
   await withDirs(async (ws) => {
     await Deno.writeTextFile(`${ws}/file`, "");
