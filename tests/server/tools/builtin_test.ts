@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { builtinTools } from "../../../server/tools/builtin.ts";
 import { ToolRegistry } from "../../../server/tools/registry.ts";
+import { describeIssues } from "../../../protocol/schema.ts";
 
 Deno.test("builtinTools offers the six contract tools in order", () => {
   assert.deepEqual(builtinTools().map((t) => t.name), [
@@ -40,5 +41,19 @@ Deno.test("builtinTools register and produce JSON Schemas with the contract's ar
 Deno.test("builtin tools reject arguments of the wrong type", () => {
   for (const tool of builtinTools()) {
     assert.equal(tool.schema.safeParse({ path: 1, command: 1, pattern: 1 }).success, false);
+  }
+});
+
+Deno.test("every built-in tool's arguments that are not an object are described as such", () => {
+  for (const tool of builtinTools()) {
+    for (const [value, got] of [[[], "an array"], [null, "null"]] as const) {
+      const r = tool.schema.safeParse(value);
+      assert.ok(!r.success, tool.name);
+      assert.equal(
+        describeIssues(r.error, "arguments"),
+        `the arguments must be a JSON object, got ${got}`,
+        tool.name,
+      );
+    }
   }
 });
