@@ -289,7 +289,7 @@ async function runToolCall(
   if (!check.success) {
     return await complete({
       success: false,
-      output: `Invalid arguments for ${name}: ${describeIssues(check.error)}`,
+      output: `Invalid arguments for ${name}: ${describeIssues(check.error, "arguments")}`,
       truncated: false,
     });
   }

@@ -218,6 +218,23 @@ Deno.test("arguments that fail the tool's schema complete with success false nam
   });
 });
 
+Deno.test("arguments that are not a JSON object are described to the model as such", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "glob", arguments: [] }, { name: "bash", arguments: "null" }]),
+    text("oops"),
+  ]);
+  await withServer(mock, {}, async (p) => {
+    const { sessionId } = await p.open();
+    const { t } = await p.runTurn(sessionId, "go");
+    const outputs = p.turnEvents(t.turn_id).filter((e) => e.type === "tool.completed")
+      .map((e) => [e.success, e.output]);
+    assertEquals(outputs, [
+      [false, "Invalid arguments for glob: the arguments must be a JSON object, got an array"],
+      [false, "Invalid arguments for bash: the arguments must be a JSON object, got null"],
+    ]);
+  });
+});
+
 Deno.test("cancel during a running sleep ends with tool.completed then turn.cancelled within 3 s, no survivor", async () => {
   const marker = `scvmark${crypto.randomUUID().slice(0, 8)}`;
   const mock = await MockOpenAI.start([
