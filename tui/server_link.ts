@@ -11,6 +11,7 @@ import { SCV_VERSION } from "../protocol/constants.ts";
 import { PeonClient } from "../protocol/client.ts";
 import type { ServerEventOf } from "../protocol/schema.ts";
 import type { Config } from "../server/config.ts";
+import { signalGroup } from "../server/process_group.ts";
 
 /** A connected server. */
 export interface ServerLink {
@@ -152,36 +153,6 @@ export async function handshake(
 }
 
 /**
- * Signals every process of the group `pgid` (the spawned server's pid: `detached` makes it a
- * group leader). Never throws: a group that is already gone is the goal.
- */
-async function killGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
-  try {
-    Deno.kill(-pgid, signal);
-    return;
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotCapable)) return;
-  }
-  // Under `--allow-run=bash`, Deno.kill is refused but bash may run; its kill builtin does it.
-  try {
-    await new Deno.Command("bash", {
-      args: [
-        "-c",
-        'kill -s "$1" -- "-$2" 2>/dev/null; exit 0',
-        "scv-kill",
-        signal.slice(3),
-        String(pgid),
-      ],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-  } catch {
-    // Nothing left to try.
-  }
-}
-
-/**
  * Starts or spawns the server and returns a client connected to it. The handshake is left to
  * the caller (see {@link handshake}).
  */
@@ -260,9 +231,9 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
       // Even a server that ended on EOF may leave processes behind (a background job of the
       // command, a wrapper shell's children), and they may hold its output open: the whole
       // group goes.
-      await killGroup(child.pid, "SIGTERM");
+      await signalGroup(child.pid, "SIGTERM");
       if (!ended && await withTimeout(status, 1000) === "timeout") {
-        await killGroup(child.pid, "SIGKILL");
+        await signalGroup(child.pid, "SIGKILL");
       }
       await withTimeout(closed, 1000);
       await client.abort().catch(() => {});

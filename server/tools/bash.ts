@@ -36,6 +36,7 @@ import {
 } from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
+import { signalGroup } from "../process_group.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -148,11 +149,7 @@ async function killCall(root: number, marker: string): Promise<void> {
   } catch {
     // No bash to run the helper: the group alone, if Deno may signal.
   }
-  try {
-    Deno.kill(-root, "SIGKILL");
-  } catch {
-    // Nothing left to try; the caller still ends the call.
-  }
+  await signalGroup(root, "SIGKILL");
 }
 
 /** scv's environment without the secret variables. */
