@@ -187,7 +187,19 @@ Deno.test("deno task exec works in the directory it is run from, not the checkou
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["task", "--config", config, "exec", "--json", "--approval-policy", "never", "where?"],
       cwd: dir,
-      env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir, NO_COLOR: "1" },
+      // Not the INIT_CWD of an outer `deno task test`: deno task keeps one that is already set.
+      clearEnv: true,
+      env: {
+        ...Object.fromEntries(
+          ["PATH", "HOME", "DENO_DIR"].flatMap((k) => {
+            const v = Deno.env.get(k);
+            return v === undefined ? [] : [[k, v]];
+          }),
+        ),
+        OPENAI_BASE_URL: mock.baseUrl,
+        XDG_CONFIG_HOME: dir,
+        NO_COLOR: "1",
+      },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
