@@ -7,20 +7,32 @@
  * Layout: the region is anchored to the bottom rows of the screen; finished lines are written
  * above it and scroll up into the terminal's scrollback. Between the last finished line and
  * the region there may be a gap of blank rows (at start-up, or after the region shrank), which
- * the next finished lines fill first. The cursor is hidden and parked at column 0 of the last
- * row; every move is absolute.
+ * the next finished lines fill first. The cursor is hidden and parked at column 0 of the first
+ * row below the last finished line (the top of the gap, or of the region when there is none):
+ * everything from the cursor down is the region's, nothing above it is.
  *
- * Why anchor at the bottom: on a resize, terminals that reflow (tmux, kitty, iTerm2, VTE)
- * re-wrap lines and keep the bottom of the screen in place when nothing but the region lies
- * below the older text. The old region, however re-wrapped, then occupies a known number of
- * bottom rows and is erased whole; nothing of it is pushed into scrollback. The region is
- * drawn with autowrap off, so a frame that reaches the terminal just after it shrank (before
- * the resize is seen) cuts its long lines instead of wrapping them.
+ * Why park the cursor there: terminals keep the cursor on its line of text through a resize.
+ * When the screen gets shorter, tmux and xterm first drop the rows below the cursor and only
+ * then push rows from the top into scrollback, so the region is cut from its bottom, never
+ * pushed into scrollback; when it gets taller, rows come back from scrollback above the
+ * cursor; when the width changes, the text re-wraps around it. However the old region was
+ * moved, cut or re-wrapped, it lies from the cursor down, and the next frame erases it from
+ * there. Moves to the region's rows are absolute (it is at the bottom); the cursor's own row
+ * is never assumed, only saved and restored (`ESC 7` / `ESC 8`). One case is out of reach:
+ * when a narrower width re-wraps the region into more rows than the screen has, tmux keeps
+ * the last rows on screen and moves the first ones, with the cursor's line, into scrollback
+ * before the program learns of the resize; those rows of the old region stay there.
+ *
+ * No sequence written clears the whole screen: from the top-left corner, `CSI J` is taken by
+ * tmux (`scroll-on-clear`, on by default) and other terminals as "clear screen", and the whole
+ * screen, live region included, is pushed into scrollback. Erasing starts with the cursor's
+ * own row (`CSI 2 K`) and goes on from the row below. The region is drawn with autowrap off,
+ * so a frame that reaches the terminal just after it shrank (before the resize is seen) cuts
+ * its long lines instead of wrapping them.
  *
  * @module
  */
 import ansiEscapes from "ansi-escapes";
-import { displayWidth } from "./text.ts";
 
 /** Begin synchronized output (the terminal holds the frame until the end marker). */
 export const SYNC_START = "\x1b[?2026h";
@@ -34,8 +46,12 @@ export const AUTOWRAP_ON = "\x1b[?7h";
 export const PASTE_ON = "\x1b[?2004h";
 /** Disable bracketed paste. */
 export const PASTE_OFF = "\x1b[?2004l";
-/** The sequence that clears the visible screen (not the scrollback) and homes the cursor. */
-export const CLEAR_SCREEN = ansiEscapes.eraseScreen + ansiEscapes.cursorTo(0, 0);
+/**
+ * Written before a frame drawn with {@link UpdateOptions.cleared}: nothing, since that frame
+ * does the clearing itself (a whole-screen erase would push the live region into the
+ * scrollback of tmux and other terminals). Kept so existing callers need not change.
+ */
+export const CLEAR_SCREEN = "";
 /** Hide the cursor. */
 export const CURSOR_HIDE = ansiEscapes.cursorHide;
 /** Show the cursor. */
@@ -43,11 +59,20 @@ export const CURSOR_SHOW = ansiEscapes.cursorShow;
 
 const CLEAR_LINE = ansiEscapes.eraseLine; // CSI 2 K
 const CLEAR_DOWN = ansiEscapes.eraseDown; // CSI J
+const SAVE = "\x1b7"; // DECSC
+const RESTORE = "\x1b8"; // DECRC
 
 /** Moves to column 0 of a 0-based row. */
 function row(r: number): string {
   return `\x1b[${r + 1};1H`;
 }
+
+/**
+ * Erases from the cursor's row to the end of the screen and leaves the cursor at column 0 of
+ * that row. The row is erased on its own and the rest from the row below, so that even at the
+ * top-left corner this is never taken for a whole-screen clear.
+ */
+const ERASE_FROM_CURSOR = "\r" + CLEAR_LINE + SAVE + "\x1b[B" + CLEAR_DOWN + RESTORE;
 
 /** The terminal size a frame is drawn for. */
 export interface TerminalSize {
@@ -59,7 +84,10 @@ export interface TerminalSize {
 export interface UpdateOptions {
   /** Lines to write above the live region, into scrollback, before redrawing it. */
   above?: readonly string[];
-  /** The screen was just cleared and the cursor homed: draw from the top. */
+  /**
+   * Start afresh on a clear screen: the region is erased, the finished lines on the screen are
+   * scrolled into scrollback (kept there, once), and `above` is written from the top row.
+   */
   cleared?: boolean;
 }
 
@@ -81,19 +109,11 @@ export interface UpdateOptions {
  */
 export class LiveRegion {
   #lines: string[] = [];
-  #widths: number[] = [];
   #size: TerminalSize | undefined;
-  /** First blank row above the region that finished lines may use (the region's top if none). */
-  #gapTop = 0;
 
   /** The lines currently drawn. */
   get lines(): readonly string[] {
     return this.#lines;
-  }
-
-  /** The row where the next finished line will be written. */
-  get gapTop(): number {
-    return this.#gapTop;
   }
 
   /**
@@ -107,76 +127,54 @@ export class LiveRegion {
     const prev = this.#lines;
     const old = this.#size;
     let out: string;
-    if (options.cleared) {
-      out = this.#writeFrom(0, above, lines, rows);
-    } else if (old === undefined) {
-      // First frame: the cursor is at the start of a fresh line. Scroll so that line is the
-      // screen's second row (the command that started us stays visible on the first).
-      out = "\r" + "\n".repeat(Math.max(0, rows - 2)) + this.#writeFrom(1, above, lines, rows);
-    } else if (old.rows !== rows || old.cols !== size.cols) {
-      // Resized: the old region sits at the bottom, re-wrapped by the terminal if it reflows.
-      // Terminals treat blank rows differently on resize, so the gap above it is given up.
-      let height = 0;
-      for (const w of this.#widths) height += Math.max(1, Math.ceil(w / Math.max(1, size.cols)));
-      out = this.#writeFrom(Math.max(0, rows - height), above, lines, rows);
-    } else if (above.length > 0) {
-      out = this.#writeFrom(this.#gapTop, above, lines, rows);
-    } else if (lines.length !== prev.length) {
-      out = this.#resizeRegion(prev.length, lines, rows);
-    } else {
+    if (
+      !options.cleared && above.length === 0 && old !== undefined && old.rows === rows &&
+      old.cols === size.cols && lines.length === prev.length
+    ) {
       out = this.#diff(prev, lines, rows);
       if (out === "") return "";
+    } else {
+      out = this.#redraw(above, lines, rows, options.cleared === true);
     }
     this.#lines = lines;
-    this.#widths = lines.map((l) => displayWidth(l));
     this.#size = { rows, cols: size.cols };
-    return SYNC_START + out + row(rows - 1) + SYNC_END;
+    return SYNC_START + out + SYNC_END;
   }
 
   /**
-   * Clears from row `start` down, writes `above` there and the region at the bottom. Lines that
-   * do not fit scroll the screen, pushing the oldest into scrollback.
+   * Erases the region from the cursor down (wherever a resize moved it), writes `above` there,
+   * makes room for the region below the cursor and draws it at the bottom.
    */
-  #writeFrom(start: number, above: readonly string[], lines: string[], rows: number): string {
-    let out = row(start) + CLEAR_DOWN;
+  #redraw(above: readonly string[], lines: string[], rows: number, cleared: boolean): string {
+    let out = ERASE_FROM_CURSOR;
+    // Scroll the finished lines on the screen into scrollback: from the cursor, rows - 1 line
+    // feeds reach the last row and then scroll by exactly the rows above the cursor.
+    if (cleared) out += "\n".repeat(rows - 1) + row(0);
     for (const line of above) out += line + "\r\n";
-    const space = rows - start;
-    if (above.length + lines.length >= space) {
-      this.#gapTop = rows - lines.length;
-      if (lines.length === 0) return out;
-      return out + AUTOWRAP_OFF + lines.join("\r\n") + AUTOWRAP_ON;
-    }
-    this.#gapTop = start + above.length;
     if (lines.length === 0) return out;
-    return out + row(rows - lines.length) + AUTOWRAP_OFF + lines.join("\r\n") + AUTOWRAP_ON;
-  }
-
-  /** Redraws a region whose height changed, growing into the gap or scrolling for room. */
-  #resizeRegion(prevCount: number, lines: string[], rows: number): string {
-    const oldTop = rows - prevCount;
-    const newTop = rows - lines.length;
-    let out = "";
-    if (newTop < this.#gapTop) {
-      // Not enough blank rows above: scroll the screen up by the missing rows.
-      out += row(rows - 1) + "\n".repeat(this.#gapTop - newTop);
-      this.#gapTop = newTop;
-      out += row(newTop) + CLEAR_DOWN;
-    } else {
-      out += row(Math.min(oldTop, newTop)) + CLEAR_DOWN;
-    }
-    if (lines.length === 0) return out;
-    return out + row(newTop) + AUTOWRAP_OFF + lines.join("\r\n") + AUTOWRAP_ON;
+    // Room for the region: line feeds scroll the screen only when fewer rows than the region
+    // are left below the cursor; coming back up leaves the cursor on the region's first row or
+    // above it.
+    const k = lines.length - 1;
+    if (k > 0) out += "\n".repeat(k) + `\x1b[${k}A`;
+    return out + SAVE + this.#draw(lines, rows, (i) => lines[i] !== undefined) + RESTORE;
   }
 
   /** Rewrites only the lines that differ; both frames have the same height. */
-  #diff(prev: readonly string[], next: readonly string[], rows: number): string {
-    const top = rows - next.length;
-    let out = "";
-    for (let i = 0; i < next.length; i++) {
-      if (prev[i] === next[i]) continue;
-      out += row(top + i) + CLEAR_LINE + next[i];
-    }
-    return out === "" ? "" : AUTOWRAP_OFF + out + AUTOWRAP_ON;
+  #diff(prev: readonly string[], next: string[], rows: number): string {
+    const changed = (i: number) => prev[i] !== next[i];
+    if (!next.some((_, i) => changed(i))) return "";
+    return SAVE + this.#draw(next, rows, changed) + RESTORE;
+  }
+
+  /** Draws the lines `which` selects at their rows at the bottom of the screen. */
+  #draw(lines: string[], rows: number, which: (i: number) => boolean): string {
+    const top = rows - lines.length;
+    let out = AUTOWRAP_OFF;
+    lines.forEach((line, i) => {
+      if (which(i)) out += row(top + i) + CLEAR_LINE + line;
+    });
+    return out + AUTOWRAP_ON;
   }
 
   /**
@@ -184,9 +182,7 @@ export class LiveRegion {
    * where a shell prompt can follow.
    */
   erase(): string {
-    const out = this.#size ? row(this.#gapTop) + CLEAR_DOWN : "\r" + CLEAR_DOWN;
     this.#lines = [];
-    this.#widths = [];
-    return out;
+    return ERASE_FROM_CURSOR;
   }
 }

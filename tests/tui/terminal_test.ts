@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../support/assert.ts";
-import { LiveRegion, SYNC_END, SYNC_START } from "../../tui/terminal.ts";
+import { CLEAR_SCREEN, LiveRegion, SYNC_END, SYNC_START } from "../../tui/terminal.ts";
 import { VirtualTerminal } from "./vt.ts";
 
 /** A virtual terminal whose cursor sits on a fresh line below `history` lines. */
@@ -76,19 +76,60 @@ Deno.test("a growing region takes blank rows first and scrolls only when there a
   assertEquals(vt.lines().at(-1), "x");
 });
 
-Deno.test("between frames the cursor is parked at column 0 of the last row", () => {
+Deno.test("between frames the cursor is parked at column 0 below the last finished line", () => {
   const vt = terminal(20, 8);
   const r = new LiveRegion();
   vt.write(r.update(["a", "b", "c"], { rows: 8, cols: 20 }, { above: ["done"] }));
-  assertEquals([vt.row, vt.col], [7, 0]);
+  assertEquals([vt.row, vt.col], [2, 0]);
+  vt.write(r.update(["a", "B", "c"], { rows: 8, cols: 20 }));
+  assertEquals([vt.row, vt.col], [2, 0]);
 });
 
-Deno.test("after a narrowing resize the re-wrapped region is erased from the bottom rows", () => {
+Deno.test("after a narrowing resize the old region is erased from the cursor down", () => {
   const r = new LiveRegion();
   r.update(["x".repeat(79), "y".repeat(10), "status"], { rows: 10, cols: 80 });
   const out = r.update(["a", "b", "status"], { rows: 10, cols: 40 });
-  // 79 columns re-wrap to 2 rows at 40, the others take 1: the old region is the last 4 rows.
-  assert(out.startsWith(SYNC_START + "\x1b[7;1H\x1b[J"), JSON.stringify(out.slice(0, 30)));
+  // However the terminal re-wrapped the old region, it lies below the parked cursor.
+  assert(
+    out.startsWith(SYNC_START + "\r\x1b[2K\x1b7\x1b[B\x1b[J\x1b8"),
+    JSON.stringify(out.slice(0, 40)),
+  );
+});
+
+/** Frames of a turn awaiting approval at 80 columns, for a height. */
+function approvalFrame(rows: number): string[] {
+  const all = ["⋯ bash", "╭ Approve bash?", "│ echo hi", "│ in /w", "╰ [y] [n]", "──", "›", "──"];
+  return [...all.slice(Math.max(0, all.length - (rows - 2))), "awaiting approval"];
+}
+
+Deno.test("shrinking below the region's height leaves none of it in scrollback (tmux)", () => {
+  const vt = terminal(80, 24, ["$ scv", "› run it", ""]);
+  const r = new LiveRegion();
+  vt.write(r.update(approvalFrame(24), { rows: 24, cols: 80 }));
+  for (const rows of [5, 8, 10, 24, 12]) {
+    vt.resizeRows(rows);
+    vt.write(r.update(approvalFrame(rows), { rows, cols: 80 }));
+    assertEquals(vt.lines().slice(-approvalFrame(rows).length), approvalFrame(rows));
+  }
+  vt.write(r.update(["›", "idle"], { rows: 12, cols: 80 }, { above: ["✓ bash echo hi"] }));
+  assertEquals(nonBlank(vt.all()), ["$ scv", "› run it", "✓ bash echo hi", "›", "idle"]);
+});
+
+Deno.test("no frame is a whole-screen clear, even from the top row", () => {
+  const vt = terminal(30, 6);
+  vt.scrollOnClear = true;
+  const r = new LiveRegion();
+  const size = { rows: 6, cols: 30 };
+  vt.write(r.update(["composer", "status"], size, { above: ["one", "two", "three", "four"] }));
+  // The region grows to the whole height, so nothing finished is left on the screen.
+  vt.write(r.update(["s1", "s2", "s3", "s4", "composer", "status"], size));
+  vt.write(r.update(["s1", "s2", "composer", "status"], size));
+  vt.resizeRows(4);
+  vt.write(r.update(["s2", "composer", "status"], { rows: 4, cols: 30 }));
+  vt.write(r.update(["composer", "status"], { rows: 4, cols: 30 }, { above: ["five"] }));
+  vt.write(r.erase());
+  assertEquals(vt.screenClears, 0);
+  assertEquals(nonBlank(vt.all()), ["$ scv", "one", "two", "three", "four", "five"]);
 });
 
 Deno.test("a frame that arrives after the terminal shrank cuts lines instead of wrapping", () => {
@@ -104,17 +145,20 @@ Deno.test("a frame that arrives after the terminal shrank cuts lines instead of 
   assertEquals(nonBlank(vt.all()), ["$ scv", "done", "c", "d", "status"]);
 });
 
-Deno.test("a cleared screen is drawn from the top with the region at the bottom", () => {
+Deno.test("a cleared screen keeps the finished lines in scrollback, once, and not the region", () => {
   const vt = terminal(20, 6);
+  vt.scrollOnClear = true;
   const r = new LiveRegion();
   vt.write(r.update(["a", "b"], { rows: 6, cols: 20 }, { above: ["old"] }));
   vt.write(
-    "\x1b[2J\x1b[1;1H" + r.update(["a", "b"], { rows: 6, cols: 20 }, {
+    CLEAR_SCREEN + r.update(["a", "b"], { rows: 6, cols: 20 }, {
       above: ["Session cleared"],
       cleared: true,
     }),
   );
   assertEquals(vt.lines(), ["Session cleared", "", "", "", "a", "b"]);
+  assertEquals(vt.scrollback, ["$ scv", "old"]);
+  assertEquals(vt.screenClears, 0);
 });
 
 /** A small deterministic PRNG so the randomized test is reproducible. */

@@ -24,6 +24,15 @@ export class VirtualTerminal {
   #pendingWrap = false;
   /** DECAWM: when false, printing at the right margin overwrites the last column. */
   autowrap = true;
+  /**
+   * Like tmux's `scroll-on-clear` (on by default there): erasing the whole screen (`CSI 2 J`,
+   * or `CSI J` from the top-left corner) first pushes its rows, up to the last non-blank one,
+   * into scrollback.
+   */
+  scrollOnClear = false;
+  /** Number of whole-screen clears seen. */
+  screenClears = 0;
+  #saved: [number, number] = [0, 0];
 
   constructor(cols: number, rows: number) {
     this.cols = cols;
@@ -57,7 +66,15 @@ export class VirtualTerminal {
         // deno-lint-ignore no-control-regex -- parsing escape sequences is the point
         const m = /^\x1b\[([?]?)([0-9;]*)([ -\/]*)([@-~])/.exec(data.slice(i, i + 64));
         if (!m) {
-          i += 2; // ESC + one char: ignored
+          if (data[i + 1] === "7") this.#saved = [this.row, this.col];
+          if (data[i + 1] === "8") {
+            [this.row, this.col] = [
+              Math.min(this.rows - 1, this.#saved[0]),
+              Math.min(this.cols - 1, this.#saved[1]),
+            ];
+            this.#pendingWrap = false;
+          }
+          i += 2; // ESC + one char: save and restore the cursor, others ignored
           continue;
         }
         this.#csi(m[1]!, m[2]!, m[4]!);
@@ -136,6 +153,14 @@ export class VirtualTerminal {
         break;
       case "J": {
         const mode = nums[0] ?? 0;
+        if (mode === 2 || (mode === 0 && this.row === 0 && this.col === 0)) {
+          this.screenClears++;
+          if (this.scrollOnClear) {
+            const text = this.lines();
+            while (text.length > 0 && text[text.length - 1] === "") text.pop();
+            this.scrollback.push(...text);
+          }
+        }
         if (mode === 2 || mode === 3) {
           this.screen = Array.from({ length: this.rows }, () => this.#blank());
         } else if (mode === 0) {
@@ -163,6 +188,36 @@ export class VirtualTerminal {
     );
     this.cols = cols;
     this.col = Math.min(this.col, cols - 1);
+  }
+
+  /**
+   * Changes the height as tmux does: a shorter screen first drops the rows below the cursor,
+   * from the bottom, then pushes rows from the top into scrollback; a taller one takes rows
+   * back from scrollback above the cursor, then adds blank rows at the bottom.
+   */
+  resizeRows(rows: number): void {
+    if (rows < this.rows) {
+      let needed = this.rows - rows;
+      const below = Math.min(needed, this.rows - 1 - this.row);
+      this.screen.splice(this.rows - below, below);
+      needed -= below;
+      for (const cells of this.screen.splice(0, needed)) {
+        this.scrollback.push(this.#rowText(cells));
+      }
+      this.row -= needed;
+    } else {
+      const back = Math.min(rows - this.rows, this.scrollback.length);
+      const lines = this.scrollback.splice(this.scrollback.length - back, back);
+      this.screen.unshift(...lines.map((l) => {
+        const cells = this.#blank();
+        let c = 0;
+        for (const { segment } of segmenter.segment(l)) cells[c++] = segment;
+        return cells;
+      }));
+      this.row += back;
+      while (this.screen.length < rows) this.screen.push(this.#blank());
+    }
+    this.rows = rows;
   }
 
   /** The screen as lines, trailing blanks trimmed. */
