@@ -27,6 +27,7 @@ export interface View {
 const TOOL_PREVIEW_LINES = 8;
 const DIFF_PREVIEW_LINES = 40;
 const MAX_COMPOSER_ROWS = 10;
+const MAX_SUMMARY_ROWS = 3;
 
 /**
  * Lines for one finished item, as written to scrollback, followed by one blank line.
@@ -351,25 +352,73 @@ function liveTools(state: ClientState, w: number, s: Style): string[] {
   });
 }
 
-function approvalBox(state: ClientState, w: number, s: Style): string[] {
+/** The approval prompt's rows, by part, each part with its box prefixes. */
+interface ApprovalBox {
+  /** `Approve NAME?` and the risk, wrapped. */
+  head: string[];
+  /** The call's summary, all its rows. */
+  summary: string[];
+  /** The first `count` rows of the summary, the last marked `…` when more are left out. */
+  summaryRows(count: number): string[];
+  /** The working directory. */
+  where: string[];
+  /** Both choices (wrapped when narrow) and, where it fits, the key hint. */
+  choices: string[];
+}
+
+function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | undefined {
   const a = state.approval;
-  if (!a) return [];
+  if (!a) return undefined;
+  const cw = Math.max(1, w - 2);
   const riskColor = a.risk === "read" ? s.green : a.risk === "write" ? s.yellow : s.red;
-  const choice = (label: string, on: boolean) => (on ? s.inverse(` ${label} `) : ` ${label} `);
-  const lines = [
-    s.yellow("╭ ") + s.bold(`Approve ${a.name}?`) + "  risk: " + riskColor(a.risk),
-    ...wrapPlain(sanitize(a.summary).replace(/\n/g, " "), w - 2).slice(0, 3).map((r) =>
-      s.yellow("│ ") + r.text
+
+  const head = wrapPlain(`Approve ${sanitize(a.name).replace(/\n/g, " ")}?`, cw).map((r) =>
+    s.bold(r.text)
+  );
+  const risk = "risk: " + riskColor(a.risk);
+  if (displayWidth(head.at(-1)!) + 2 + displayWidth(risk) <= cw) {
+    head[head.length - 1] += "  " + risk;
+  } else head.push(truncate(risk, cw));
+
+  const summary = wrapPlain(sanitize(a.summary).replace(/\n/g, " "), cw).map((r) => r.text);
+
+  const choice = (label: string, on: boolean) =>
+    truncate(on ? s.inverse(` ${label} `) : ` ${label} `, cw);
+  const choices = [choice("[y] approve", a.choice === "approve")];
+  const deny = choice("[n] deny", a.choice === "deny");
+  if (displayWidth(choices[0]!) + 1 + displayWidth(deny) <= cw) choices[0] += " " + deny;
+  else choices.push(deny);
+  const keys = s.gray("←/→ Enter");
+  if (displayWidth(choices.at(-1)!) + 2 + displayWidth(keys) <= cw) {
+    choices[choices.length - 1] += "  " + keys;
+  }
+
+  const bar = (l: string) => s.yellow("│ ") + l;
+  return {
+    head: head.map((l, i) => (i === 0 ? s.yellow("╭ ") + l : bar(l))),
+    summary,
+    summaryRows(count: number) {
+      const rows = summary.slice(0, count);
+      if (count < summary.length && count > 0) {
+        rows[count - 1] = truncate(rows[count - 1] + "…", cw);
+      }
+      return rows.map(bar);
+    },
+    where: [bar(s.gray(truncate(`in ${sanitize(a.cwd)}`, cw)))],
+    choices: choices.map((l, i) =>
+      (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),
-    s.yellow("│ ") + s.gray(truncate(`in ${a.cwd}`, w - 2)),
-    s.yellow("╰ ") + choice("[y] approve", a.choice === "approve") + " " +
-    choice("[n] deny", a.choice === "deny") + s.gray("  ←/→ Enter"),
-  ];
-  return lines.map((l) => truncate(l, w));
+  };
 }
 
 /**
  * The live region for a view: at most `height - 1` lines, each at most `width` columns.
+ *
+ * When the lines do not all fit, space goes first to the approval prompt (its tool, risk,
+ * first summary row and both choices), then the status line, the hint, the rest of the
+ * approval prompt, one composer row and its rules, queued prompts, running tools, more
+ * composer rows and last the streamed text: what is needed to answer comes first, what is
+ * already on its way to scrollback last.
  *
  * @example
  * ```ts
@@ -385,35 +434,67 @@ function approvalBox(state: ClientState, w: number, s: Style): string[] {
 export function renderLive(state: ClientState, view: View, cache: RenderCache): string[] {
   const s = view.style;
   const w = Math.max(10, view.width);
-  const budget = Math.max(3, view.height - 1);
   const rule = s.gray("─".repeat(w));
-
-  const middle: string[] = [];
-  middle.push(...liveTools(state, w, s));
-  middle.push(...approvalBox(state, w, s));
-  for (const q of state.queued.slice(-3)) {
-    middle.push(s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w)));
-  }
-  if (state.queued.length > 3) middle.push(s.gray(`↳ … ${state.queued.length - 3} more queued`));
-  if (state.hint) middle.push(s.yellow(truncate(state.hint, w)));
-
-  const comp = composerRows(cache, state, w - 2, s);
-  const maxComposer = Math.max(1, Math.min(MAX_COMPOSER_ROWS, budget - 3 - middle.length));
-  const first = Math.min(
-    Math.max(0, comp.cursorRow - maxComposer + 1),
-    Math.max(0, comp.rows.length - maxComposer),
+  const box = approvalBox(state, w, s);
+  const tools = liveTools(state, w, s);
+  const queued = state.queued.slice(-3).map((q) =>
+    s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w))
   );
-  const composer = comp.rows.slice(first, first + maxComposer).map((r, i) =>
+  if (state.queued.length > 3) queued.push(s.gray(`↳ … ${state.queued.length - 3} more queued`));
+  const hint = state.hint ? [s.yellow(truncate(state.hint, w))] : [];
+  const comp = composerRows(cache, state, w - 2, s);
+
+  // Hand out the rows in order of importance; `take` gives what is asked or what is left.
+  let room = Math.max(3, view.height - 1);
+  const take = (want: number) => {
+    const n = Math.max(0, Math.min(want, room));
+    room -= n;
+    return n;
+  };
+  const boxCore = box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [];
+  const boxCoreRows = take(boxCore.length);
+  const statusRows = take(1);
+  const hintRows = take(hint.length);
+  const summaryRows = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;
+  const whereRows = box ? take(box.where.length) : 0;
+  let composerMax = take(1);
+  const ruleBelow = take(1);
+  const ruleAbove = take(1);
+  const queuedRows = take(queued.length);
+  const toolRows = take(tools.length);
+  composerMax += composerMax > 0 ? take(Math.min(MAX_COMPOSER_ROWS, comp.rows.length) - 1) : 0;
+
+  const middle = tools.slice(tools.length - toolRows);
+  if (box) {
+    if (boxCoreRows < boxCore.length) middle.push(...boxCore.slice(boxCore.length - boxCoreRows));
+    else {
+      middle.push(
+        ...box.head,
+        ...box.summaryRows(1 + summaryRows),
+        ...box.where.slice(0, whereRows),
+        ...box.choices,
+      );
+    }
+  }
+  middle.push(...queued.slice(0, queuedRows), ...hint.slice(0, hintRows));
+
+  const first = Math.min(
+    Math.max(0, comp.cursorRow - composerMax + 1),
+    Math.max(0, comp.rows.length - composerMax),
+  );
+  const composer = comp.rows.slice(first, first + composerMax).map((r, i) =>
     (first + i === 0 ? s.cyan("› ") : "  ") + r
   );
-  const bottom = [rule, ...composer, rule, statusLine(state, { ...view, width: w })];
+  const bottom = [
+    ...(ruleAbove ? [rule] : []),
+    ...composer,
+    ...(ruleBelow ? [rule] : []),
+    ...(statusRows ? [statusLine(state, { ...view, width: w })] : []),
+  ];
 
   // The block being streamed is previewed in its last rows, at most a third of the screen:
   // complete blocks are already in scrollback, and a small region redraws cheaply.
-  const streamBudget = Math.min(
-    budget - bottom.length - middle.length,
-    Math.max(3, Math.floor(view.height / 3)),
-  );
+  const streamBudget = take(Math.max(3, Math.floor(view.height / 3)));
   const top: string[] = [];
   if (state.streamText !== "" && streamBudget > 0) {
     const rows = streamTail(cache, state.streamId, state.streamText, w - 2, streamBudget);
@@ -423,6 +504,5 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
     top.push(s.gray(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…"));
   }
-  const lines = [...top, ...middle, ...bottom];
-  return lines.length > budget ? lines.slice(lines.length - budget) : lines;
+  return [...top, ...middle, ...bottom];
 }

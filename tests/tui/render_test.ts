@@ -12,6 +12,7 @@ import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 import { assertSnapshot } from "./snapshot.ts";
+import stripAnsi from "strip-ansi";
 
 const view: View = { width: 60, height: 20, style: makeStyle(false), home: "/work" };
 
@@ -286,4 +287,87 @@ Deno.test("server text with escape sequences is drawn without them", () => {
   assert(live.at(-1)!.startsWith("gpt-test · ~/project"), live.at(-1));
   assert(above.some((l) => l.includes("✗ ba") && l.includes("sh")), above.join("\n"));
   assert(above.some((l) => l.includes("bad request")), above.join("\n"));
+});
+
+/** Lines without escape codes or trailing blanks. */
+const plain = (lines: string[]) => lines.map((l) => stripAnsi(l).trimEnd());
+
+/** A turn that streamed text and ran tools, now awaiting approval of a bash call. */
+function awaitingApproval() {
+  const { s, t } = startTurn("run it");
+  applyAll(s, [
+    t.delta("Some streamed text\nthat is still on screen\nin the live region\n"),
+    t.proposed("c0", "read_file", { path: "a.ts" }),
+    t.toolStarted("c0", "read_file"),
+    t.proposed("c1", "bash", { command: "echo resized-42" }),
+    t.approval("c1", "bash", "Run shell command: echo resized-42"),
+  ]);
+  return s;
+}
+
+Deno.test("at 5 rows the approval keeps its tool, risk, summary and both choices", () => {
+  const s = awaitingApproval();
+  const lines = plain(renderLive(s, { ...view, width: 79, height: 5 }, createRenderCache()));
+  assertEquals(lines, [
+    "╭ Approve bash?  risk: process",
+    "│ Run shell command: echo resized-42",
+    "╰  [y] approve   [n] deny   ←/→ Enter",
+    "gpt-test · ~/project · ctx 0/128k (0%)" + " ".repeat(24) + "awaiting approval",
+  ]);
+});
+
+Deno.test("at 8 rows streamed text and running tools give way before the approval", () => {
+  const s = awaitingApproval();
+  const lines = plain(renderLive(s, { ...view, width: 79, height: 8 }, createRenderCache()));
+  assertEquals(lines.length, 7);
+  assertEquals(lines.slice(0, 4), [
+    "╭ Approve bash?  risk: process",
+    "│ Run shell command: echo resized-42",
+    "│ in /work/project",
+    "╰  [y] approve   [n] deny   ←/→ Enter",
+  ]);
+  assert(lines[4]!.startsWith("› ") && lines[5]!.startsWith("─"), lines.join("\n"));
+  assert(lines[6]!.endsWith("awaiting approval"), lines[6]);
+  assert(!lines.some((l) => l.includes("streamed") || l.includes("read_file")), lines.join("\n"));
+});
+
+Deno.test("at 20 columns the approval wraps its lines rather than cutting the choices", () => {
+  const s = awaitingApproval();
+  const lines = renderLive(s, { ...view, width: 19, height: 24 }, createRenderCache());
+  for (const l of lines) assert(displayWidth(l) <= 19, `${displayWidth(l)} > 19: ${l}`);
+  const text = plain(lines);
+  const box = text.slice(
+    text.findIndex((l) => l.startsWith("╭")),
+    text.findIndex((l) => l.startsWith("╰")) + 1,
+  );
+  assertEquals(box, [
+    "╭ Approve bash?",
+    "│ risk: process",
+    "│ Run shell",
+    "│ command: echo",
+    "│ resized-42",
+    "│ in /work/project",
+    "│  [y] approve",
+    "╰  [n] deny",
+  ]);
+});
+
+Deno.test("with no room for the composer the approval still shows both choices", () => {
+  const s = awaitingApproval();
+  for (const height of [4, 5, 6]) {
+    const lines = renderLive(s, { ...view, width: 19, height }, createRenderCache());
+    assert(lines.length <= height - 1, `${lines.length} lines for height ${height}`);
+    assert(lines.some((l) => l.includes("[y] approve")), lines.join("\n"));
+    assert(lines.some((l) => l.includes("[n] deny")), lines.join("\n"));
+  }
+});
+
+Deno.test("an approval summary cut for space ends with an ellipsis", () => {
+  const { s, t } = startTurn("run it");
+  const long = "Run shell command: " + "echo word; ".repeat(30);
+  applyAll(s, [t.proposed("c1", "bash", {}), t.approval("c1", "bash", long)]);
+  const lines = plain(renderLive(s, { ...view, width: 40, height: 5 }, createRenderCache()));
+  assertEquals(lines.length, 4);
+  assert(lines[1]!.startsWith("│ Run shell command:") && lines[1]!.endsWith("…"), lines[1]);
+  assert(lines[2]!.includes("[y] approve") && lines[2]!.includes("[n] deny"), lines[2]);
 });
