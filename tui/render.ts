@@ -313,26 +313,32 @@ function turnLabel(state: ClientState): string {
 
 /**
  * The status line: model, workspace, context use (tokens and percent of the window) and the
- * turn state.
+ * turn state. The turn state is always shown, at the right; when the width is short the
+ * others give way to it: the workspace is shortened from its start, then left out, then the
+ * model, then the context use shrinks to its percent, then goes.
  */
 export function statusLine(state: ClientState, view: View): string {
   const s = view.style;
+  const width = Math.max(1, view.width);
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
   const ctxText = max
     ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${contextPercent(ctx, max)}%)`
     : `ctx ${formatTokens(ctx)}`;
-  const label = turnLabel(state);
+  const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
-  // "model · cwd · ctx" plus at least one space before the label.
-  const cwdMax = Math.max(
-    6,
-    view.width - displayWidth(state.model) - ctxText.length - label.length - 7,
-  );
-  const left = s.gray(`${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`);
-  const gap = view.width - displayWidth(left) - displayWidth(right);
-  if (gap < 1) return truncate(left + " " + right, view.width);
-  return left + " ".repeat(gap) + right;
+  // What is left of the label and one space before it.
+  const room = width - displayWidth(label) - 1;
+  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - 6);
+  const candidates = [
+    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`,
+    `${state.model} · ${ctxText}`,
+    ctxText,
+    max ? `ctx ${contextPercent(ctx, max)}%` : "",
+  ];
+  const left = candidates.find((c) => displayWidth(c) <= room) ?? "";
+  const gap = width - displayWidth(left) - displayWidth(label);
+  return (left ? s.gray(left) : "") + " ".repeat(Math.max(0, gap)) + right;
 }
 
 function liveTools(state: ClientState, w: number, s: Style): string[] {

@@ -371,3 +371,29 @@ Deno.test("an approval summary cut for space ends with an ellipsis", () => {
   assert(lines[1]!.startsWith("│ Run shell command:") && lines[1]!.endsWith("…"), lines[1]);
   assert(lines[2]!.includes("[y] approve") && lines[2]!.includes("[n] deny"), lines[2]);
 });
+
+Deno.test("at 20 columns the status line still shows the turn state", () => {
+  const idle = readyState();
+  const idleLine = statusLine(idle, { ...view, width: 19 });
+  assertEquals(idleLine, "ctx 0%" + " ".repeat(9) + "idle");
+  const s = awaitingApproval();
+  const line = statusLine(s, { ...view, width: 19 });
+  assertEquals(line, "  awaiting approval");
+  for (const width of [10, 17, 19, 25, 40, 60, 100]) {
+    const l = statusLine(s, { ...view, width });
+    assert(displayWidth(l) <= width, `${displayWidth(l)} > ${width}: ${l}`);
+    assert(l.endsWith(width >= 17 ? "awaiting approval" : "…"), l);
+  }
+});
+
+Deno.test("a short status line drops the workspace before the model and the context use", () => {
+  const { s } = startTurn();
+  assertEquals(
+    statusLine(s, { ...view, width: 40 }),
+    "gpt-test · ctx 0/128k (0%)" + " ".repeat(6) + "thinking",
+  );
+  assertEquals(
+    statusLine(s, { ...view, width: 30 }),
+    "ctx 0/128k (0%)" + " ".repeat(7) + "thinking",
+  );
+});
