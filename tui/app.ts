@@ -119,6 +119,9 @@ export async function runApp(options: AppOptions): Promise<number> {
     style,
     home,
   });
+  // The composer's width as renderLive lays it out: the view's width (at least 10) less the
+  // prompt mark "› ". Up/Down need it to move by visual row.
+  const composerWidth = (cols: number) => Math.max(10, cols - 1) - 2;
   const renderNow = () => {
     renderTimer = undefined;
     if (!terminalReady) return;
@@ -205,6 +208,8 @@ export async function runApp(options: AppOptions): Promise<number> {
   // --- terminal ------------------------------------------------------------------------------
   let escTimer: ReturnType<typeof setTimeout> | undefined;
   const handleKeys = (events: ReturnType<KeyParser["feed"]>) => {
+    if (events.length === 0) return;
+    state.composerWidth = composerWidth(size().cols);
     for (const ev of events) run(applyKey(state, ev));
   };
   const readInput = async () => {

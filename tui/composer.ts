@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { sanitize } from "./text.ts";
+import { controlPicture, displayWidth, sanitize } from "./text.ts";
 
 /** The composer's text and cursor offset. */
 export interface Buffer {
@@ -102,44 +102,121 @@ export function end(b: Buffer): Buffer {
   return { text: b.text, cursor: lineEnd(b.text, b.cursor) };
 }
 
-/** Whether the cursor is on the first line of the buffer. */
-export function onFirstLine(b: Buffer): boolean {
-  return b.text.lastIndexOf("\n", b.cursor - 1) === -1;
+/**
+ * One visual row of the composer: the source offsets it spans, and whether it is the last row
+ * of its line (only there may the cursor sit at `end`; elsewhere `end` starts the next row).
+ */
+export interface VisualRow {
+  start: number;
+  end: number;
+  lastOfLine: boolean;
 }
 
-/** Whether the cursor is on the last line of the buffer. */
-export function onLastLine(b: Buffer): boolean {
-  return b.text.indexOf("\n", b.cursor) === -1;
+/** The columns a grapheme takes in the composer (a control character is shown as a picture). */
+function cellWidth(g: string): number {
+  return Math.max(displayWidth(controlPicture(g)), 1);
 }
 
-/** Moves to the same column (in graphemes) on the previous line; stays put on the first line. */
-export function up(b: Buffer): Buffer {
-  if (onFirstLine(b)) return b;
-  const start = lineStart(b.text, b.cursor);
-  const col = graphemeCount(b.text.slice(start, b.cursor));
-  const prevStart = lineStart(b.text, start - 1);
-  return { text: b.text, cursor: advance(b.text, prevStart, col, start - 1) };
+/**
+ * The buffer's visual rows when laid out `width` columns wide, as the renderer draws the
+ * composer: each line hard-wrapped by display width before the grapheme that would reach the
+ * last column (kept for the cursor at a line's end), a grapheme never split. Without a width,
+ * each line is one row.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { visualRows } from "./composer.ts";
+ * const rows = visualRows("abcdef\ngh", 4).map((r) => "abcdef\ngh".slice(r.start, r.end));
+ * assert(rows.join("|") === "abc|def|gh");
+ * ```
+ */
+export function visualRows(text: string, width = Infinity): VisualRow[] {
+  const cap = Math.max(2, width) - 1;
+  const rows: VisualRow[] = [];
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    let start = offset;
+    let used = 0;
+    if (cap !== Infinity) {
+      for (const { segment, index } of segmenter.segment(line)) {
+        const w = cellWidth(segment);
+        if (used + w > cap && used > 0) {
+          rows.push({ start, end: offset + index, lastOfLine: false });
+          start = offset + index;
+          used = 0;
+        }
+        used += w;
+      }
+    }
+    rows.push({ start, end: offset + line.length, lastOfLine: true });
+    offset += line.length + 1;
+  }
+  return rows;
 }
 
-/** Moves to the same column (in graphemes) on the next line; stays put on the last line. */
-export function down(b: Buffer): Buffer {
-  if (onLastLine(b)) return b;
-  const start = lineStart(b.text, b.cursor);
-  const col = graphemeCount(b.text.slice(start, b.cursor));
-  const nextStart = lineEnd(b.text, b.cursor) + 1;
-  return { text: b.text, cursor: advance(b.text, nextStart, col, lineEnd(b.text, nextStart)) };
+/** The index of the row the cursor is drawn on. */
+function cursorRow(rows: VisualRow[], cursor: number): number {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    if (cursor >= r.start && (cursor < r.end || (cursor === r.end && r.lastOfLine))) return i;
+  }
+  return rows.length - 1;
 }
 
-function graphemeCount(s: string): number {
-  let n = 0;
-  for (const _ of segmenter.segment(s)) n++;
-  return n;
+/** The display width of `text` from `from` to `to`. */
+function columnsBetween(text: string, from: number, to: number): number {
+  let w = 0;
+  for (const { segment } of segmenter.segment(text.slice(from, to))) w += cellWidth(segment);
+  return w;
 }
 
-function advance(text: string, from: number, graphemes: number, limit: number): number {
-  let at = from;
-  for (let i = 0; i < graphemes && at < limit; i++) at = nextBoundary(text, at);
-  return Math.min(at, limit);
+/** The offset in `row` nearest to display column `col` without passing it. */
+function offsetAtColumn(text: string, row: VisualRow, col: number): number {
+  let at = row.start;
+  let used = 0;
+  for (const { segment } of segmenter.segment(text.slice(row.start, row.end))) {
+    const w = cellWidth(segment);
+    const next = at + segment.length;
+    // The end of a wrapped row is the start of the next one: the cursor stops before it.
+    if (used + w > col || (next === row.end && !row.lastOfLine)) break;
+    used += w;
+    at = next;
+  }
+  return at;
+}
+
+/** Whether the cursor is on the first visual row (for `width` columns; without it, line). */
+export function onFirstRow(b: Buffer, width = Infinity): boolean {
+  return cursorRow(visualRows(b.text, width), b.cursor) === 0;
+}
+
+/** Whether the cursor is on the last visual row (for `width` columns; without it, line). */
+export function onLastRow(b: Buffer, width = Infinity): boolean {
+  const rows = visualRows(b.text, width);
+  return cursorRow(rows, b.cursor) === rows.length - 1;
+}
+
+/**
+ * Moves to the same display column on the visual row above, laid out `width` columns wide
+ * (without a width, on the line above); stays put on the first row.
+ */
+export function up(b: Buffer, width = Infinity): Buffer {
+  return moveRows(b, width, -1);
+}
+
+/** Moves to the same display column on the visual row below; stays put on the last row. */
+export function down(b: Buffer, width = Infinity): Buffer {
+  return moveRows(b, width, 1);
+}
+
+function moveRows(b: Buffer, width: number, dir: -1 | 1): Buffer {
+  const rows = visualRows(b.text, width);
+  const r = cursorRow(rows, b.cursor);
+  const target = rows[r + dir];
+  if (!target) return b;
+  const col = columnsBetween(b.text, rows[r]!.start, b.cursor);
+  return { text: b.text, cursor: offsetAtColumn(b.text, target, col) };
 }
 
 /** Whether a grapheme belongs to a word: its base character is a letter, digit or `_`. */

@@ -17,7 +17,8 @@ const encoder = new TextEncoder();
 
 /**
  * A bounded prompt history with a walking cursor. Walking keeps the draft the user was typing,
- * so Down past the newest entry gives it back.
+ * so Down past the newest entry gives it back; and, as in readline, an entry edited while
+ * walking keeps its edit when Up/Down leave it and come back, until a prompt is sent.
  *
  * @example
  * ```ts
@@ -26,8 +27,8 @@ const encoder = new TextEncoder();
  * const h = new PromptHistory({ maxItems: 2, maxBytes: 100 });
  * h.add("a"); h.add("b"); h.add("c");
  * assert(h.entries.join() === "b,c");
- * assert(h.previous("draft") === "c" && h.previous("") === "b");
- * assert(h.next() === "c" && h.next() === "draft");
+ * assert(h.previous("draft") === "c" && h.previous("c!") === "b");
+ * assert(h.next("b") === "c!" && h.next("c!") === "draft");
  * ```
  */
 export class PromptHistory {
@@ -36,6 +37,8 @@ export class PromptHistory {
   #limits: HistoryLimits;
   #index = -1; // -1: not walking; else index into entries
   #draft = "";
+  /** Entries edited while walking, by index: the text the composer held when it left them. */
+  #edits = new Map<number, string>();
 
   /** Creates an empty history with the given bounds. */
   constructor(limits: HistoryLimits, entries: readonly string[] = []) {
@@ -62,7 +65,7 @@ export class PromptHistory {
 
   /** Adds a sent prompt (skipping an exact repeat of the newest) and stops walking. */
   add(prompt: string): void {
-    this.#index = -1;
+    this.reset();
     if (prompt.trim() === "") return;
     if (this.#entries[this.#entries.length - 1] === prompt) return;
     this.#push(prompt);
@@ -74,34 +77,53 @@ export class PromptHistory {
     return this.#index !== -1;
   }
 
-  /** Steps to the older entry; `draft` is the composer text, kept when walking starts. */
-  previous(draft: string): string | undefined {
+  /**
+   * Steps to the older entry. `current` is the composer's text: the draft when walking starts,
+   * else the (possibly edited) entry being left, kept for when the walk comes back to it.
+   */
+  previous(current: string): string | undefined {
     if (this.#entries.length === 0) return undefined;
     if (this.#index === -1) {
-      this.#draft = draft;
+      this.#draft = current;
       this.#index = this.#entries.length - 1;
     } else if (this.#index > 0) {
+      this.#leave(current);
       this.#index--;
     } else {
       return undefined;
     }
-    return this.#entries[this.#index];
+    return this.#shown(this.#index);
   }
 
-  /** Steps to the newer entry, or back to the draft past the newest. */
-  next(): string | undefined {
+  /**
+   * Steps to the newer entry, or back to the draft past the newest. `current` is the
+   * composer's text, kept as the entry's edit as in {@link PromptHistory.previous}.
+   */
+  next(current: string): string | undefined {
     if (this.#index === -1) return undefined;
+    this.#leave(current);
     if (this.#index < this.#entries.length - 1) {
       this.#index++;
-      return this.#entries[this.#index];
+      return this.#shown(this.#index);
     }
     this.#index = -1;
     return this.#draft;
   }
 
-  /** Stops walking (after an edit), keeping the composer text as it is. */
+  /** Stops walking and forgets the edits made while walking (the composer keeps its text). */
   reset(): void {
     this.#index = -1;
+    this.#edits.clear();
+  }
+
+  /** Records the composer text of the entry being left, if it differs from the entry. */
+  #leave(current: string): void {
+    if (current === this.#entries[this.#index]) this.#edits.delete(this.#index);
+    else this.#edits.set(this.#index, current);
+  }
+
+  #shown(index: number): string {
+    return this.#edits.get(index) ?? this.#entries[index]!;
   }
 
   /** The history as file content: one JSON string per line. */
@@ -115,12 +137,16 @@ export class PromptHistory {
   }
 
   #enforce(): void {
+    let dropped = 0;
     while (
       this.#entries.length > 0 &&
       (this.#entries.length > this.#limits.maxItems || this.#bytes > this.#limits.maxBytes)
     ) {
       this.#bytes -= entryBytes(this.#entries.shift()!);
+      dropped++;
     }
+    // The walk's indexes no longer name the same entries.
+    if (dropped > 0) this.reset();
   }
 }
 

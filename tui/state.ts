@@ -113,6 +113,11 @@ export interface ClientState {
   tools: LiveTool[];
   approval: PendingApproval | undefined;
   composer: ed.Buffer;
+  /**
+   * The composer's width in columns as the renderer lays it out, so that Up and Down move by
+   * visual row; undefined until the shell knows the terminal's size (rows are then lines).
+   */
+  composerWidth: number | undefined;
   /** Prompts entered while a turn ran, sent when it completes. */
   queued: string[];
   /** The request id of a `session.clear` awaiting `session.cleared`. */
@@ -193,6 +198,7 @@ export function createState(options: CreateStateOptions): ClientState {
     tools: [],
     approval: undefined,
     composer: ed.EMPTY_BUFFER,
+    composerWidth: undefined,
     queued: [],
     clearing: undefined,
     contextTokens: undefined,
@@ -860,8 +866,11 @@ function cancelTurn(state: ClientState): Effect[] {
   return [cancelEffect(state, turn)];
 }
 
+/**
+ * Replaces the composer's buffer. An edit does not stop a history walk: the edited entry is
+ * kept by the history when Up/Down leave it, and Down past the newest still gives the draft.
+ */
 function setComposer(state: ClientState, next: ed.Buffer): void {
-  if (next.text !== state.composer.text) state.history.reset();
   state.composer = next;
 }
 
@@ -921,7 +930,9 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
       case "c":
         if (state.turn) return cancelTurn(state);
         if (b.text !== "") {
-          setComposer(state, ed.EMPTY_BUFFER);
+          // The line is abandoned, as in a shell: a history walk starts afresh.
+          state.history.reset();
+          state.composer = ed.EMPTY_BUFFER;
           return [];
         }
         if (wasArmed) return [{ kind: "exit", status: 0 }];
@@ -1012,13 +1023,15 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
     case "end":
       setComposer(state, ed.end(b));
       return [];
+    // Up and Down move by visual row in a wrapped or multi-line prompt; only from its first or
+    // last row do they walk the history.
     case "up":
-      if (ed.onFirstLine(b)) return historyStep(state, -1);
-      state.composer = ed.up(b);
+      if (ed.onFirstRow(b, state.composerWidth)) return historyStep(state, -1);
+      state.composer = ed.up(b, state.composerWidth);
       return [];
     case "down":
-      if (ed.onLastLine(b)) return historyStep(state, 1);
-      state.composer = ed.down(b);
+      if (ed.onLastRow(b, state.composerWidth)) return historyStep(state, 1);
+      state.composer = ed.down(b, state.composerWidth);
       return [];
     case "tab":
       setComposer(state, ed.insert(b, "    "));
@@ -1029,7 +1042,8 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
 }
 
 function historyStep(state: ClientState, dir: -1 | 1): Effect[] {
-  const text = dir < 0 ? state.history.previous(state.composer.text) : state.history.next();
+  const current = state.composer.text;
+  const text = dir < 0 ? state.history.previous(current) : state.history.next(current);
   if (text !== undefined) state.composer = ed.fromText(text);
   return [];
 }

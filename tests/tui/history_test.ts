@@ -10,11 +10,34 @@ import {
 Deno.test("prompt history walks back and forward and returns the draft", () => {
   const h = new PromptHistory({ maxItems: 10, maxBytes: 1000 }, ["one", "two"]);
   assertEquals(h.previous("draft"), "two");
-  assertEquals(h.previous("ignored"), "one");
-  assertEquals(h.previous("ignored"), undefined);
-  assertEquals(h.next(), "two");
-  assertEquals(h.next(), "draft");
+  assertEquals(h.previous("two"), "one");
+  assertEquals(h.previous("one"), undefined);
+  assertEquals(h.next("one"), "two");
+  assertEquals(h.next("two"), "draft");
   assertEquals(h.walking, false);
+  assertEquals(h.next("draft"), undefined, "Down past the draft does nothing");
+});
+
+Deno.test("prompt history keeps an entry edited while walking, and the draft", () => {
+  const h = new PromptHistory({ maxItems: 10, maxBytes: 1000 }, ["one", "two"]);
+  assertEquals(h.previous("my precious draft"), "two");
+  assertEquals(h.next("two!"), "my precious draft", "Down past the newest gives the draft");
+  assertEquals(h.previous("my precious draft"), "two!", "the edit is kept while walking");
+  assertEquals(h.previous("two!"), "one");
+  assertEquals(h.next("one"), "two!");
+  assertEquals([...h.entries], ["one", "two"], "the entries themselves are not changed");
+  h.add("two!");
+  assertEquals(h.previous(""), "two!");
+  assertEquals(h.previous("two!"), "two", "sending a prompt forgets the edits");
+});
+
+Deno.test("prompt history reset forgets the walk and its edits", () => {
+  const h = new PromptHistory({ maxItems: 10, maxBytes: 1000 }, ["one", "two"]);
+  h.previous("draft");
+  h.previous("two edited");
+  h.reset();
+  assertEquals(h.walking, false);
+  assertEquals(h.previous(""), "two");
 });
 
 Deno.test("prompt history drops the oldest entries beyond max items", () => {

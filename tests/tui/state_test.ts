@@ -515,3 +515,46 @@ Deno.test("context.compacted in a turn is not overwritten by the turn's usage", 
   applyAll(s, [t.started(), t.compacted(130000, 40000), t.completed(400000, 2000, 4)]);
   assertEquals(s.contextTokens, 40000);
 });
+Deno.test("editing a recalled history entry keeps the draft for Down past the newest", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "older entry"));
+  applyAll(s, [t.started(), t.completed()]);
+  typeText(s, "leftover");
+  applyKey(s, k("c", { ctrl: true })); // clears the composer
+  typeText(s, "my precious draft");
+  applyKey(s, k("up"));
+  assertEquals(s.composer.text, "older entry");
+  typeText(s, "!");
+  applyKey(s, k("down"));
+  assertEquals(s.composer.text, "my precious draft");
+  applyKey(s, k("down"));
+  applyKey(s, k("down"));
+  assertEquals(s.composer.text, "my precious draft");
+  applyKey(s, k("up"));
+  assertEquals(s.composer.text, "older entry!", "the edit is kept until a prompt is sent");
+});
+
+Deno.test("up and down move by visual row in a wrapped prompt, recalling history only at its ends", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "previous prompt"));
+  applyAll(s, [t.started(), t.completed()]);
+  s.composerWidth = 27; // a 30-column terminal: 26 columns of text per row
+  const long = "x".repeat(30) + " " + "y".repeat(39); // 70 characters: rows of 26, 26, 18
+  typeText(s, long);
+  applyKey(s, k("up"));
+  assertEquals(s.composer.text, long, "Up on the last row moves up a row, not into the history");
+  assertEquals(s.composer.cursor, 44);
+  applyKey(s, k("up"));
+  assertEquals(s.composer.cursor, 18);
+  applyKey(s, k("down"));
+  applyKey(s, k("down"));
+  assertEquals(s.composer.cursor, 70);
+  applyKey(s, k("down")); // the last row: Down walks the history (nothing newer)
+  assertEquals(s.composer.text, long);
+  applyKey(s, k("up"));
+  applyKey(s, k("up"));
+  applyKey(s, k("up")); // the first row: Up recalls the previous prompt
+  assertEquals(s.composer.text, "previous prompt");
+  applyKey(s, k("down"));
+  assertEquals(s.composer.text, long, "Down past the newest gives the draft back");
+});
