@@ -21,6 +21,7 @@ import {
   createState,
   drainOutbox,
   type Effect,
+  interruptTurn,
   markClosed,
 } from "./state.ts";
 import {
@@ -284,6 +285,8 @@ export async function runApp(options: AppOptions): Promise<number> {
     });
     const client = link.client;
     client.on((input) => {
+      // Once exiting, the last frame is written or about to be: nothing later can be shown.
+      if (exiting) return;
       if (input.kind === "event") {
         run(applyEvent(state, input.event));
       } else if (input.kind === "malformed") {
@@ -293,7 +296,7 @@ export async function runApp(options: AppOptions): Promise<number> {
           `The server sent a malformed frame (${input.reason}); it was ignored`,
         );
         schedule();
-      } else if (!exiting) {
+      } else {
         markClosed(state);
         schedule();
         void reportServerGone(input.error);
@@ -332,7 +335,9 @@ export async function runApp(options: AppOptions): Promise<number> {
     exiting = true;
     if (renderTimer !== undefined) clearTimeout(renderTimer);
     if (escTimer !== undefined) clearTimeout(escTimer);
-    // Flush what finished (so the last answer is in scrollback), then remove the live region.
+    // An unfinished turn's text and calls go to scrollback, marked interrupted; then what
+    // finished is flushed (so the last answer is in scrollback) and the live region removed.
+    interruptTurn(state);
     try {
       if (terminalReady) {
         const sz = size();

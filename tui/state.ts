@@ -620,7 +620,14 @@ export function contextPercent(tokens: number, max: number): number {
   return Math.min(100, Math.round((tokens / max) * 100));
 }
 
-function endTurn(state: ClientState): void {
+/**
+ * Forgets the running turn, writing what it left unfinished to the transcript: the rest of the
+ * streamed text, and each call that did not complete, with `unfinished` as its output.
+ */
+function endTurn(
+  state: ClientState,
+  unfinished = "(the turn ended before this call completed)",
+): void {
   endStreaming(state);
   for (const t of state.tools) {
     finishItem(state, {
@@ -630,7 +637,7 @@ function endTurn(state: ClientState): void {
       args: t.args,
       summary: t.summary,
       success: false,
-      output: "(the turn ended before this call completed)",
+      output: unfinished,
       truncated: false,
     });
   }
@@ -1090,10 +1097,33 @@ export function applySendFailure(
   }
 }
 
-/** Marks the connection closed; the shell reports it and exits. */
+/**
+ * Ends the running turn where it stands, for the paths that leave it unfinished (the user
+ * quits, the server goes away): its streamed text goes to the transcript marked
+ * "(interrupted)", and its calls that did not complete with a note saying so, as a cancel would
+ * write them; so nothing the screen showed is lost when the live region goes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState, interruptTurn } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * interruptTurn(s); // no turn: nothing to do
+ * assert(s.outbox.length === 0);
+ * ```
+ */
+export function interruptTurn(state: ClientState): void {
+  if (!state.turn) return;
+  state.version++;
+  endStreaming(state, "interrupted");
+  endTurn(state, "(interrupted before this call completed)");
+}
+
+/** Marks the connection closed, interrupting the running turn; the shell reports it and exits. */
 export function markClosed(state: ClientState): void {
   state.version++;
   state.connection = "closed";
+  interruptTurn(state);
 }
 
 /** Adds a notice to the transcript (for the shell's own messages, e.g. a malformed frame). */

@@ -1,8 +1,10 @@
 /**
- * End-to-end tests of the TUI's client state in a real terminal (tmux): prompt history editing.
+ * End-to-end tests of the TUI's client state in a real terminal (tmux): prompt history editing,
+ * and what an exit leaves in scrollback. Some run against a small scripted Peon server (below)
+ * that misbehaves on purpose.
  */
-import { assertEquals } from "../support/assert.ts";
-import { text } from "../support/mock_openai.ts";
+import { assert, assertEquals } from "../support/assert.ts";
+import { type MockReply, text, textChunk } from "../support/mock_openai.ts";
 import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
 
 const ignore = !HAS_TMUX;
@@ -102,6 +104,121 @@ Deno.test(
       await waitForComposer(s, ["previous prompt"]);
       s.keys("Down");
       await waitForComposer(s, rows);
+    });
+  },
+);
+
+/** A reply streaming `pieces` with a pause before each, so a test can act mid-stream. */
+function slowText(pieces: string[], delayMs: number): MockReply {
+  return {
+    kind: "stream",
+    delayMs,
+    events: [
+      { choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
+      ...pieces.map((p) => textChunk(p)),
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+    ],
+  };
+}
+
+/**
+ * A scripted Peon server: it answers the handshake, then answers `turn.start` as its mode says.
+ * `exit`: a delta, then it exits with status 7. `hang`: a delta, then nothing; a `turn.cancel` is
+ * ignored.
+ */
+const FAKE_SERVER = `
+const [mode] = Deno.args;
+const enc = new TextEncoder();
+let seq = 0;
+const send = (o) => Deno.stdout.writeSync(enc.encode(JSON.stringify(o) + "\\n"));
+const ev = (rid, type, extra = {}) =>
+  ({ type, request_id: rid, session_id: "S1", turn_id: "T1", seq: ++seq, ...extra });
+const dec = new TextDecoder();
+let rest = "";
+for await (const chunk of Deno.stdin.readable) {
+  rest += dec.decode(chunk, { stream: true });
+  const lines = rest.split("\\n");
+  rest = lines.pop();
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    const rid = m.request_id;
+    if (m.type === "initialize") {
+      send({ type: "initialized", request_id: rid, protocol_version: 1,
+        server: { name: "fake", version: "0" } });
+    } else if (m.type === "session.start") {
+      send({ type: "session.started", request_id: rid, session_id: "S1", cwd: m.cwd,
+        model: "fake-model", context_max_tokens: 1000, max_server_frame_bytes: 8388608,
+        max_transcript_bytes: 8388608, max_transcript_items: 10000,
+        max_prompt_history_bytes: 1048576, max_prompt_history_items: 200 });
+    } else if (m.type === "turn.start") {
+      send(ev(rid, "turn.started"));
+      if (mode === "exit") {
+        send(ev(rid, "assistant.delta", { content: "partial answer then death" }));
+        await new Promise((r) => setTimeout(r, 500));
+        Deno.exit(7);
+      } else if (mode === "hang") {
+        send(ev(rid, "assistant.delta", { content: "I will hang now" }));
+      }
+    }
+  }
+}
+`;
+
+/** Options for a TUI talking to {@link FAKE_SERVER} in `mode`. */
+function fakeServer(mode: string): TuiSessionOptions {
+  return {
+    script: [],
+    files: { "fake_peon.js": FAKE_SERVER },
+    args: ["--server-command", `deno run --no-prompt fake_peon.js ${mode}`],
+  };
+}
+
+Deno.test(
+  "e2e: Ctrl+D mid-stream leaves the partial answer in scrollback, marked interrupted",
+  opts,
+  async () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `w${i} `);
+    await withTui({ script: [slowText(pieces, 50)] }, async (s) => {
+      s.type("stream");
+      s.keys("Enter");
+      await s.waitFor(/w30\b/);
+      s.keys("C-d");
+      const pane = await s.waitFor("tui-exit-status=0", 10000, true);
+      assert(/w0 w1 w2 .*w30\b/s.test(pane), pane);
+      assert(pane.includes("(interrupted)"), pane);
+      assert(!pane.includes("w199"), pane);
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a server that dies mid-stream leaves the partial answer in scrollback",
+  opts,
+  async () => {
+    await withTui(fakeServer("exit"), async (s) => {
+      s.type("hi");
+      s.keys("Enter");
+      const pane = await s.waitFor("tui-exit-status=1", 15000, true);
+      assert(pane.includes("the server closed the connection (exit status 7)"), pane);
+      assert(pane.includes("partial answer then death"), pane);
+      assert(pane.includes("(interrupted)"), pane);
+    });
+  },
+);
+
+Deno.test(
+  "e2e: Ctrl+D while a spawned server hangs mid-stream keeps the partial answer",
+  opts,
+  async () => {
+    await withTui(fakeServer("hang"), async (s) => {
+      s.type("hi");
+      s.keys("Enter");
+      await s.waitFor("I will hang now");
+      s.keys("C-d");
+      const pane = await s.waitFor("tui-exit-status=0", 15000, true);
+      assert(pane.includes("I will hang now"), pane);
+      assert(pane.includes("(interrupted)"), pane);
     });
   },
 );

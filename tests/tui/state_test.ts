@@ -10,6 +10,8 @@ import {
   DEFAULT_MAX_PROMPT_BYTES,
   drainOutbox,
   type Effect,
+  interruptTurn,
+  markClosed,
 } from "../../tui/state.ts";
 import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -515,6 +517,49 @@ Deno.test("context.compacted in a turn is not overwritten by the turn's usage", 
   applyAll(s, [t.started(), t.compacted(130000, 40000), t.completed(400000, 2000, 4)]);
   assertEquals(s.contextTokens, 40000);
 });
+
+Deno.test("quitting mid-turn writes the streamed text and unfinished calls, marked interrupted", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "stream"));
+  applyAll(s, [
+    t.started(),
+    t.delta("# Part one\n\nfirst block\n\nsecond "),
+    t.delta("block, cut"),
+  ]);
+  applyAll(s, [t.proposed("c1", "bash", { command: "sleep 9" })]);
+  applyAll(s, [t.delta("more text after the call")]);
+  drainOutbox(s);
+  interruptTurn(s);
+  const items = drainOutbox(s);
+  assertEquals(items, [
+    { kind: "assistant", text: "more text after the call", note: "interrupted" },
+    {
+      kind: "tool",
+      callId: "c1",
+      name: "bash",
+      args: { command: "sleep 9" },
+      summary: "sleep 9",
+      success: false,
+      output: "(interrupted before this call completed)",
+      truncated: false,
+    },
+  ]);
+  assertEquals(s.turn, undefined);
+  assertEquals(s.streamText, "");
+});
+
+Deno.test("a closed connection writes the running turn's streamed text, marked interrupted", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.delta("partial answer then death")]);
+  drainOutbox(s);
+  markClosed(s);
+  assertEquals(drainOutbox(s), [
+    { kind: "assistant", text: "partial answer then death", note: "interrupted" },
+  ]);
+  assertEquals(s.connection, "closed");
+});
+
 Deno.test("editing a recalled history entry keeps the draft for Down past the newest", () => {
   const s = readyState();
   const t = new TurnScript(submit(s, "older entry"));
