@@ -8,7 +8,7 @@
  * @module
  */
 import type { Buffer } from "./composer.ts";
-import { renderDiff } from "./diff_view.ts";
+import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { type ClientState, contextPercent, formatTokens, type TranscriptItem } from "./state.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
@@ -99,18 +99,19 @@ function renderTool(
   >;
   const str = (k: string) => (typeof args[k] === "string" ? args[k] as string : undefined);
   const showDiff = item.success && (item.name === "edit_file" || item.name === "write_file");
-  if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
-    body.push(
-      ...renderDiff(str("old_string")!, str("new_string") ?? "", {
-        width: w - 4,
-        style: s,
-        maxLines: DIFF_PREVIEW_LINES,
-      }),
-    );
+  const diffOptions = { width: w - 4, style: s, maxLines: DIFF_PREVIEW_LINES };
+  // edit_file's output holds its diff of the whole file, with the file's line numbers; a
+  // diff of old_string against new_string would number the lines from the snippet's start.
+  const toolDiff = showDiff && item.name === "edit_file"
+    ? renderUnifiedDiff(item.output, diffOptions)
+    : [];
+  if (toolDiff.length > 0) {
+    body.push(...toolDiff);
+    if (item.truncated) body.push(s.gray("(output truncated by the server)"));
+  } else if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
+    body.push(...renderDiff(str("old_string")!, str("new_string") ?? "", diffOptions));
   } else if (showDiff && item.name === "write_file" && str("content") !== undefined) {
-    body.push(
-      ...renderDiff("", str("content")!, { width: w - 4, style: s, maxLines: DIFF_PREVIEW_LINES }),
-    );
+    body.push(...renderDiff("", str("content")!, diffOptions));
   } else {
     body.push(...outputPreview(item.output, w - 4, s, !item.success));
     if (item.truncated) body.push(s.gray("(output truncated by the server)"));

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../support/assert.ts";
-import { renderDiff } from "../../tui/diff_view.ts";
+import { renderDiff, renderUnifiedDiff } from "../../tui/diff_view.ts";
 import { makeStyle } from "../../tui/text.ts";
 
 Deno.test("diff view colours removed lines red and added lines green", () => {
@@ -28,4 +28,21 @@ Deno.test("diff view shows the tools' hunks: line numbers and context", () => {
     " line 4",
     " line 5",
   ]);
+});
+
+Deno.test("a tool's diff text is shown from its first hunk, with its line numbers", () => {
+  const output = 'Edited "a.txt": replaced 1 occurrence\n\n--- a/a.txt\n+++ b/a.txt\n' +
+    "@@ -41,3 +41,3 @@\n x\n-y\n+Y\n\\ No newline at end of file\n" +
+    "[... 120 bytes omitted ...]\n";
+  const lines = renderUnifiedDiff(output, { width: 40, style: makeStyle(false), maxLines: 10 });
+  assertEquals(lines, ["@@ -41,3 +41,3 @@", " x", "-y", "+Y", "[... 120 bytes omitted ...]"]);
+});
+
+Deno.test("a tool's output without a hunk renders no diff", () => {
+  const lines = renderUnifiedDiff("Edited a.txt", {
+    width: 40,
+    style: makeStyle(false),
+    maxLines: 10,
+  });
+  assertEquals(lines, []);
 });

@@ -13,6 +13,7 @@ import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 import { assertSnapshot } from "./snapshot.ts";
 import stripAnsi from "strip-ansi";
+import { editFileTool } from "../../server/tools/edit_file.ts";
 
 const view: View = { width: 60, height: 20, style: makeStyle(false), home: "/work" };
 
@@ -396,4 +397,57 @@ Deno.test("a short status line drops the workspace before the model and the cont
     statusLine(s, { ...view, width: 30 }),
     "ctx 0/128k (0%)" + " ".repeat(7) + "thinking",
   );
+});
+
+/** Runs the real edit_file tool on a file of `lines` and returns the TUI's tool item. */
+async function editedItem(lines: string[], args: { old_string: string; new_string: string }) {
+  const dir = await Deno.makeTempDir({ prefix: "scv_render_edit_" });
+  try {
+    await Deno.writeTextFile(`${dir}/a.txt`, lines.join("\n") + "\n");
+    const full = { path: "a.txt", ...args };
+    const ctx = {
+      cwd: await Deno.realPath(dir),
+      signal: new AbortController().signal,
+      limits: { maxOutputBytes: 65536, timeoutMs: 10_000 },
+      secretEnv: [],
+    };
+    const r = await editFileTool.run(full, ctx);
+    assert(r.success, r.output);
+    return {
+      kind: "tool" as const,
+      callId: "c1",
+      name: "edit_file",
+      args: full,
+      summary: "Edit file: a.txt",
+      success: true,
+      output: r.output,
+      truncated: r.truncated,
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("an edit_file diff shows the file's own line numbers", async () => {
+  const file = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+  const item = await editedItem(file, { old_string: "line 10", new_string: "line 10\nline 10b" });
+  assertEquals(plain(renderItem(item, view)), [
+    "✓ edit_file Edit file: a.txt",
+    "  ⎿ @@ -8,6 +8,7 @@",
+    "     line 8",
+    "     line 9",
+    "     line 10",
+    "    +line 10b",
+    "     line 11",
+    "     line 12",
+    "     line 13",
+    "",
+  ]);
+});
+
+Deno.test("a change to a file's second line is numbered from line 1 with its context", async () => {
+  const item = await editedItem(["one", "two", "three"], { old_string: "two", new_string: "2" });
+  const lines = plain(renderItem(item, view));
+  assertEquals(lines[1], "  ⎿ @@ -1,3 +1,3 @@");
+  assertEquals(lines.slice(2, 6), ["     one", "    -two", "    +2", "     three"]);
 });
