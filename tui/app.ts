@@ -168,6 +168,12 @@ export async function runApp(options: AppOptions): Promise<number> {
         case "clear-screen":
           pendingClear = true;
           break;
+        case "flush":
+          // Many items finished since the last frame: write them now instead of holding them.
+          if (exiting) break; // the last frame writes them
+          if (renderTimer !== undefined) clearTimeout(renderTimer);
+          renderNow();
+          break;
         case "save-history":
           if (historyPath) {
             saving = saving.then(() => saveHistoryFile(historyPath, state.history)).catch(

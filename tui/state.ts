@@ -96,8 +96,15 @@ export interface ClientState {
   /** Finished items kept in memory, oldest first, bounded by the session's limits. */
   transcript: TranscriptItem[];
   transcriptBytes: number;
-  /** Finished items not yet written to scrollback; the I/O shell drains it. */
+  /**
+   * Finished items not yet written to scrollback; the I/O shell drains it at every frame. It is
+   * never trimmed (every item reaches the screen once, whatever the transcript's bounds): when
+   * it grows past {@link OUTBOX_FLUSH_ITEMS} or {@link OUTBOX_FLUSH_BYTES} between two frames,
+   * {@link applyEvent} asks the shell for a `flush`, which drains it at once.
+   */
   outbox: TranscriptItem[];
+  /** The size of `outbox`, counted as {@link itemBytes} counts. */
+  outboxBytes: number;
   turn: TurnState | undefined;
   /**
    * The streamed assistant text of the current provider call not yet written to scrollback
@@ -148,7 +155,15 @@ export type Effect =
   | { kind: "send"; message: OutgoingMessage }
   | { kind: "exit"; status: number; message?: string }
   | { kind: "clear-screen" }
-  | { kind: "save-history" };
+  | { kind: "save-history" }
+  /** Write the outbox to scrollback now rather than at the next frame (see `outbox`). */
+  | { kind: "flush" };
+
+/** Above this many finished items waiting for scrollback, {@link applyEvent} asks for a flush. */
+export const OUTBOX_FLUSH_ITEMS = 256;
+
+/** Above this many bytes of finished items waiting for scrollback, a flush is asked for. */
+export const OUTBOX_FLUSH_BYTES = 1024 * 1024;
 
 /** Options of {@link createState}. */
 export interface CreateStateOptions {
@@ -190,6 +205,7 @@ export function createState(options: CreateStateOptions): ClientState {
     transcript: [],
     transcriptBytes: 0,
     outbox: [],
+    outboxBytes: 0,
     turn: undefined,
     streamText: "",
     streamCommitted: "",
@@ -228,13 +244,16 @@ export function itemBytes(item: TranscriptItem): number {
 }
 
 /**
- * Appends a finished item to the transcript and the outbox, dropping the oldest items from
- * memory (they are already in the terminal's scrollback) to stay within the limits.
+ * Appends a finished item to the transcript and the outbox, dropping the oldest items from the
+ * transcript (they are in the terminal's scrollback, or in the outbox on their way there) to
+ * stay within its limits. The limits bound the memory of the transcript, never what is shown.
  */
 export function finishItem(state: ClientState, item: TranscriptItem): void {
+  const bytes = itemBytes(item);
   state.outbox.push(item);
+  state.outboxBytes += bytes;
   state.transcript.push(item);
-  state.transcriptBytes += itemBytes(item);
+  state.transcriptBytes += bytes;
   const { maxItems, maxBytes } = state.transcriptLimits;
   let drop = 0;
   while (
@@ -246,8 +265,6 @@ export function finishItem(state: ClientState, item: TranscriptItem): void {
   }
   // A single item larger than the byte limit is still kept: it is the newest.
   if (drop > 0) state.transcript.splice(0, drop);
-  // The outbox is drained at every render; bound it anyway so a stalled terminal cannot grow it.
-  if (state.outbox.length > maxItems) state.outbox.splice(0, state.outbox.length - maxItems);
 }
 
 function notice(state: ClientState, level: "info" | "warn" | "error", text: string): void {
@@ -399,7 +416,14 @@ function sessionEventSeq(event: ServerEvent): number | undefined {
  */
 export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
   state.version++;
-  const event = cleanEvent(raw);
+  const effects = applyCleanEvent(state, cleanEvent(raw));
+  if (state.outbox.length > OUTBOX_FLUSH_ITEMS || state.outboxBytes > OUTBOX_FLUSH_BYTES) {
+    effects.push({ kind: "flush" });
+  }
+  return effects;
+}
+
+function applyCleanEvent(state: ClientState, event: ServerEvent): Effect[] {
   const effects: Effect[] = [];
   if (event.type === "initialized") return effects;
   if (event.type === "session.started") {
@@ -460,6 +484,7 @@ export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
       state.transcript = [];
       state.transcriptBytes = 0;
       state.outbox = [];
+      state.outboxBytes = 0;
       state.contextTokens = undefined;
       effects.push({ kind: "clear-screen" });
       notice(state, "info", "Session cleared: the conversation starts afresh");
@@ -1141,5 +1166,6 @@ export function drainOutbox(state: ClientState): TranscriptItem[] {
   if (state.outbox.length === 0) return [];
   const items = state.outbox;
   state.outbox = [];
+  state.outboxBytes = 0;
   return items;
 }

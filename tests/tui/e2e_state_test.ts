@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of the TUI's client state in a real terminal (tmux): prompt history editing,
- * and what an exit leaves in scrollback. Some run against a small scripted Peon server (below)
- * that misbehaves on purpose.
+ * what an exit leaves in scrollback, and bursts of finished items. Some run against a small
+ * scripted Peon server (below) that misbehaves on purpose.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type MockReply, text, textChunk } from "../support/mock_openai.ts";
@@ -124,10 +124,11 @@ function slowText(pieces: string[], delayMs: number): MockReply {
 /**
  * A scripted Peon server: it answers the handshake, then answers `turn.start` as its mode says.
  * `exit`: a delta, then it exits with status 7. `hang`: a delta, then nothing; a `turn.cancel` is
- * ignored.
+ * ignored. `many N`: N `assistant.completed` in one burst, then `turn.completed`; its session
+ * reports max_transcript_items 5.
  */
 const FAKE_SERVER = `
-const [mode] = Deno.args;
+const [mode, count] = Deno.args;
 const enc = new TextEncoder();
 let seq = 0;
 const send = (o) => Deno.stdout.writeSync(enc.encode(JSON.stringify(o) + "\\n"));
@@ -149,7 +150,7 @@ for await (const chunk of Deno.stdin.readable) {
     } else if (m.type === "session.start") {
       send({ type: "session.started", request_id: rid, session_id: "S1", cwd: m.cwd,
         model: "fake-model", context_max_tokens: 1000, max_server_frame_bytes: 8388608,
-        max_transcript_bytes: 8388608, max_transcript_items: 10000,
+        max_transcript_bytes: 8388608, max_transcript_items: mode === "many" ? 5 : 10000,
         max_prompt_history_bytes: 1048576, max_prompt_history_items: 200 });
     } else if (m.type === "turn.start") {
       send(ev(rid, "turn.started"));
@@ -159,6 +160,12 @@ for await (const chunk of Deno.stdin.readable) {
         Deno.exit(7);
       } else if (mode === "hang") {
         send(ev(rid, "assistant.delta", { content: "I will hang now" }));
+      } else if (mode === "many") {
+        for (let i = 0; i < Number(count); i++) {
+          send(ev(rid, "assistant.completed", { content: "burst message " + i }));
+        }
+        const usage = { input_tokens: 10, output_tokens: 5 };
+        send(ev(rid, "turn.completed", { steps: 1, usage }));
       }
     }
   }
@@ -219,6 +226,24 @@ Deno.test(
       const pane = await s.waitFor("tui-exit-status=0", 15000, true);
       assert(pane.includes("I will hang now"), pane);
       assert(pane.includes("(interrupted)"), pane);
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a burst of more finished items than max_transcript_items all reach scrollback",
+  opts,
+  async () => {
+    // 300 is more than the outbox holds before a flush, so the flush path runs too.
+    await withTui(fakeServer("many 300"), async (s) => {
+      s.type("many");
+      s.keys("Enter");
+      await s.waitFor("burst message 299");
+      await s.waitFor(/idle\s*$/m);
+      const all = s.capture(true);
+      const missing = Array.from({ length: 300 }, (_, i) => i)
+        .filter((i) => !new RegExp(`burst message ${i}\\b`).test(all));
+      assertEquals(missing, [], all);
     });
   },
 );

@@ -12,6 +12,8 @@ import {
   type Effect,
   interruptTurn,
   markClosed,
+  OUTBOX_FLUSH_BYTES,
+  OUTBOX_FLUSH_ITEMS,
 } from "../../tui/state.ts";
 import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -602,4 +604,36 @@ Deno.test("up and down move by visual row in a wrapped prompt, recalling history
   assertEquals(s.composer.text, "previous prompt");
   applyKey(s, k("down"));
   assertEquals(s.composer.text, long, "Down past the newest gives the draft back");
+});
+
+Deno.test("every finished item reaches scrollback when more than max_transcript_items arrive at once", () => {
+  const s = readyState({ maxTranscriptItems: 5 });
+  const t = new TurnScript(submit(s, "many"));
+  drainOutbox(s);
+  applyAll(s, [t.started()]);
+  for (let i = 0; i < 60; i++) applyAll(s, [t.completedText(`message number ${i}`)]);
+  const items = drainOutbox(s);
+  assertEquals(items.length, 60);
+  assertEquals(items.map((i) => i.kind === "assistant" && i.text), [
+    ...Array.from({ length: 60 }, (_, i) => `message number ${i}`),
+  ]);
+  assertEquals(s.transcript.length, 5, "the bound still limits the transcript in memory");
+});
+
+Deno.test("an outbox past its bound between two frames asks the shell to flush it", () => {
+  const s = readyState({ maxTranscriptItems: 5 });
+  const t = new TurnScript(submit(s, "many"));
+  drainOutbox(s);
+  applyAll(s, [t.started()]);
+  const flushes: number[] = [];
+  for (let i = 0; i < 2 * OUTBOX_FLUSH_ITEMS; i++) {
+    const fx = applyEvent(s, t.completedText(`m${i}`));
+    if (fx.some((f) => f.kind === "flush")) {
+      flushes.push(s.outbox.length);
+      drainOutbox(s); // as the shell does
+    }
+  }
+  assertEquals(flushes, [OUTBOX_FLUSH_ITEMS + 1]);
+  const big = applyEvent(s, t.completedText("z".repeat(OUTBOX_FLUSH_BYTES + 1)));
+  assert(big.some((f) => f.kind === "flush"), "a flush is asked for by size too");
 });
