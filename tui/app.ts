@@ -16,7 +16,10 @@ import {
   addNotice,
   applyEvent,
   applyKey,
+  applyNoReply,
   applySendFailure,
+  type AwaitedRequest,
+  awaitingReply,
   type ClientState,
   createState,
   drainOutbox,
@@ -152,6 +155,16 @@ export async function runApp(options: AppOptions): Promise<number> {
   // --- effects -------------------------------------------------------------------------------
   let link: ServerLink | undefined;
   let saving = Promise.resolve();
+  // One timer per request awaiting confirmation, dropped as soon as it is confirmed: no timer
+  // runs while the TUI is idle.
+  const replyTimers = new Map<AwaitedRequest, ReturnType<typeof setTimeout>>();
+  const dropConfirmedTimers = () => {
+    for (const [request, timer] of replyTimers) {
+      if (awaitingReply(state, request)) continue;
+      clearTimeout(timer);
+      replyTimers.delete(request);
+    }
+  };
   const run = (effects: Effect[]) => {
     for (const fx of effects) {
       switch (fx.kind) {
@@ -159,7 +172,7 @@ export async function runApp(options: AppOptions): Promise<number> {
           if (!link) break;
           link.client.send(fx.message).catch((e) => {
             applySendFailure(state, fx.message, errorText(e));
-            schedule();
+            run([]); // a cancel that could not be sent is no longer awaited: drop its timer
           });
           break;
         case "exit":
@@ -174,6 +187,18 @@ export async function runApp(options: AppOptions): Promise<number> {
           if (renderTimer !== undefined) clearTimeout(renderTimer);
           renderNow();
           break;
+        case "expect-reply": {
+          const request = fx.request;
+          clearTimeout(replyTimers.get(request));
+          replyTimers.set(
+            request,
+            setTimeout(() => {
+              replyTimers.delete(request);
+              if (!exiting) run(applyNoReply(state, request));
+            }, fx.ms),
+          );
+          break;
+        }
         case "save-history":
           if (historyPath) {
             saving = saving.then(() => saveHistoryFile(historyPath, state.history)).catch(
@@ -183,6 +208,7 @@ export async function runApp(options: AppOptions): Promise<number> {
           break;
       }
     }
+    dropConfirmedTimers();
     schedule();
   };
 
@@ -341,6 +367,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     exiting = true;
     if (renderTimer !== undefined) clearTimeout(renderTimer);
     if (escTimer !== undefined) clearTimeout(escTimer);
+    for (const timer of replyTimers.values()) clearTimeout(timer);
     // An unfinished turn's text and calls go to scrollback, marked interrupted; then what
     // finished is flushed (so the last answer is in scrollback) and the live region removed.
     interruptTurn(state);

@@ -150,6 +150,9 @@ export interface ClientState {
   maxPromptBytes: number;
 }
 
+/** A request whose confirmation the TUI waits for, and says so when it does not come. */
+export type AwaitedRequest = "turn.cancel" | "session.clear";
+
 /** Something the I/O shell must do after a state change. */
 export type Effect =
   | { kind: "send"; message: OutgoingMessage }
@@ -157,7 +160,15 @@ export type Effect =
   | { kind: "clear-screen" }
   | { kind: "save-history" }
   /** Write the outbox to scrollback now rather than at the next frame (see `outbox`). */
-  | { kind: "flush" };
+  | { kind: "flush" }
+  /**
+   * Call {@link applyNoReply} for `request` after `ms`, unless {@link awaitingReply} is false
+   * by then (the shell then drops the timer, so none runs while the TUI is idle).
+   */
+  | { kind: "expect-reply"; request: AwaitedRequest; ms: number };
+
+/** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
+export const REPLY_TIMEOUT_MS = 5000;
 
 /** Above this many finished items waiting for scrollback, {@link applyEvent} asks for a flush. */
 export const OUTBOX_FLUSH_ITEMS = 256;
@@ -821,7 +832,7 @@ function runCommand(state: ClientState, line: string): Effect[] {
       return [{
         kind: "send",
         message: { type: "session.clear", request_id: id, session_id: state.session.id },
-      }];
+      }, { kind: "expect-reply", request: "session.clear", ms: REPLY_TIMEOUT_MS }];
     }
     default:
       notice(state, "error", `Unknown command ${cmd}; type /help for the list`);
@@ -889,13 +900,62 @@ function resolveApproval(state: ClientState, approved: boolean): Effect[] {
 function cancelTurn(state: ClientState): Effect[] {
   const turn = state.turn;
   if (!turn || turn.phase === "cancelling") return [];
+  const expect: Effect = { kind: "expect-reply", request: "turn.cancel", ms: REPLY_TIMEOUT_MS };
   if (turn.turnId === undefined) {
     turn.cancelRequested = true;
     turn.phase = "cancelling";
     state.hint = "Cancelling…";
-    return [];
+    return [expect];
   }
-  return [cancelEffect(state, turn)];
+  return [cancelEffect(state, turn), expect];
+}
+
+/**
+ * Whether the TUI still waits for the server to confirm `request`: the running turn to end
+ * after a cancel, `session.cleared` after `/clear`.
+ */
+export function awaitingReply(state: ClientState, request: AwaitedRequest): boolean {
+  return request === "turn.cancel"
+    ? state.turn?.phase === "cancelling"
+    : state.clearing !== undefined;
+}
+
+/**
+ * Called by the shell when {@link REPLY_TIMEOUT_MS} passed after an `expect-reply` effect.
+ * If the server has still not confirmed, the user is told so: a cancel goes on waiting (the
+ * server may be slow to stop), with a reminder that Ctrl+C twice or Ctrl+D exits; a clear stops
+ * waiting, as the conversation may not have been cleared (a late `session.cleared` still
+ * clears it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { applyNoReply, createState } from "./state.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * assert(applyNoReply(s, "turn.cancel").length === 0 && s.outbox.length === 0); // nothing awaited
+ * ```
+ */
+export function applyNoReply(state: ClientState, request: AwaitedRequest): Effect[] {
+  if (!awaitingReply(state, request)) return [];
+  state.version++;
+  const seconds = REPLY_TIMEOUT_MS / 1000;
+  if (request === "turn.cancel") {
+    notice(
+      state,
+      "warn",
+      `The server has not confirmed the cancel after ${seconds} s; the turn may still be ` +
+        "running. Ctrl+C twice, or Ctrl+D on an empty prompt, exits",
+    );
+    state.hint = "Cancelling… not confirmed; Ctrl+C twice or Ctrl+D exits";
+  } else {
+    state.clearing = undefined;
+    notice(
+      state,
+      "warn",
+      `The server has not confirmed /clear after ${seconds} s; the conversation may not be cleared`,
+    );
+  }
+  return [];
 }
 
 /**
@@ -960,7 +1020,8 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   if (ctrl) {
     switch (name) {
       case "c":
-        if (state.turn) return cancelTurn(state);
+        // While a cancel awaits confirmation, Ctrl+C does as when idle, so twice still exits.
+        if (state.turn && state.turn.phase !== "cancelling") return cancelTurn(state);
         if (b.text !== "") {
           // The line is abandoned, as in a shell: a history walk starts afresh.
           state.history.reset();

@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of the TUI's client state in a real terminal (tmux): prompt history editing,
- * what an exit leaves in scrollback, and bursts of finished items. Some run against a small
- * scripted Peon server (below) that misbehaves on purpose.
+ * what an exit leaves in scrollback, bursts of finished items, and requests the server does not
+ * confirm. Some run against a small scripted Peon server (below) that misbehaves on purpose.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type MockReply, text, textChunk } from "../support/mock_openai.ts";
@@ -125,7 +125,7 @@ function slowText(pieces: string[], delayMs: number): MockReply {
  * A scripted Peon server: it answers the handshake, then answers `turn.start` as its mode says.
  * `exit`: a delta, then it exits with status 7. `hang`: a delta, then nothing; a `turn.cancel` is
  * ignored. `many N`: N `assistant.completed` in one burst, then `turn.completed`; its session
- * reports max_transcript_items 5.
+ * reports max_transcript_items 5. `session.clear` is never answered.
  */
 const FAKE_SERVER = `
 const [mode, count] = Deno.args;
@@ -244,6 +244,40 @@ Deno.test(
       const missing = Array.from({ length: 300 }, (_, i) => i)
         .filter((i) => !new RegExp(`burst message ${i}\\b`).test(all));
       assertEquals(missing, [], all);
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a cancel the server ignores is reported, and Ctrl+C twice still exits",
+  opts,
+  async () => {
+    await withTui(fakeServer("hang"), async (s) => {
+      s.type("hi");
+      s.keys("Enter");
+      await s.waitFor("I will hang now");
+      s.keys("Escape");
+      await s.waitFor(/cancelling\s*$/m);
+      const pane = await s.waitFor("has not confirmed the cancel", 10000);
+      assert(pane.includes("Cancelling… not confirmed; Ctrl+C twice or Ctrl+D exits"), pane);
+      s.keys("C-c");
+      await s.waitFor("Press Ctrl+C again to exit");
+      s.keys("C-c");
+      await s.waitFor("tui-exit-status=0");
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a /clear the server never confirms stops showing clearing after a timeout",
+  opts,
+  async () => {
+    await withTui(fakeServer("hang"), async (s) => {
+      s.type("/clear");
+      s.keys("Enter");
+      await s.waitFor(/clearing\s*$/m);
+      const pane = await s.waitFor("has not confirmed /clear", 10000);
+      assert(/idle\s*$/m.test(pane), pane);
     });
   },
 );

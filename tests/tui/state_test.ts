@@ -4,7 +4,9 @@ import { statusLine } from "../../tui/render.ts";
 import {
   applyEvent,
   applyKey,
+  applyNoReply,
   applySendFailure,
+  awaitingReply,
   type ClientState,
   createState,
   DEFAULT_MAX_PROMPT_BYTES,
@@ -14,6 +16,7 @@ import {
   markClosed,
   OUTBOX_FLUSH_BYTES,
   OUTBOX_FLUSH_ITEMS,
+  REPLY_TIMEOUT_MS,
 } from "../../tui/state.ts";
 import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -636,4 +639,66 @@ Deno.test("an outbox past its bound between two frames asks the shell to flush i
   assertEquals(flushes, [OUTBOX_FLUSH_ITEMS + 1]);
   const big = applyEvent(s, t.completedText("z".repeat(OUTBOX_FLUSH_BYTES + 1)));
   assert(big.some((f) => f.kind === "flush"), "a flush is asked for by size too");
+});
+
+Deno.test("ctrl+c twice exits while a cancel awaits the server's confirmation", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  const fx = applyKey(s, k("c", { ctrl: true }));
+  assertEquals(sent(fx)[0]!.type, "turn.cancel");
+  assertEquals(s.turn?.phase, "cancelling");
+  assertEquals(applyKey(s, k("c", { ctrl: true })), []);
+  assertEquals(s.hint, "Press Ctrl+C again to exit");
+  assertEquals(applyKey(s, k("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
+
+Deno.test("a cancel the server does not confirm is reported after a timeout, with how to exit", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  const fx = applyKey(s, k("escape"));
+  assertEquals(fx.filter((f) => f.kind === "expect-reply"), [
+    { kind: "expect-reply", request: "turn.cancel", ms: REPLY_TIMEOUT_MS },
+  ]);
+  assert(awaitingReply(s, "turn.cancel"));
+  drainOutbox(s);
+  applyNoReply(s, "turn.cancel");
+  const [item] = drainOutbox(s);
+  assert(item?.kind === "notice" && item.level === "warn", JSON.stringify(item));
+  assert(item.text.startsWith("The server has not confirmed the cancel after 5 s"), item.text);
+  assert(item.text.includes("Ctrl+C twice, or Ctrl+D on an empty prompt, exits"), item.text);
+  assert(s.hint?.includes("Ctrl+C twice or Ctrl+D exits"), s.hint);
+  // A late confirmation still ends the turn, and the hint goes with it.
+  applyAll(s, [t.cancelled()]);
+  assertEquals(s.turn, undefined);
+  assertEquals(s.hint, undefined);
+  assert(!awaitingReply(s, "turn.cancel"));
+  drainOutbox(s);
+  applyNoReply(s, "turn.cancel");
+  assertEquals(drainOutbox(s), [], "nothing is said once the cancel was confirmed");
+});
+
+Deno.test("a /clear the server does not confirm stops waiting after a timeout and says so", () => {
+  const s = readyState();
+  typeText(s, "/clear");
+  const fx = applyKey(s, k("enter"));
+  assert(fx.some((f) => f.kind === "expect-reply" && f.request === "session.clear"));
+  assert(awaitingReply(s, "session.clear"));
+  assertEquals(
+    statusLine(s, { width: 80, height: 20, style: makeStyle(false) }).trim().split(/\s+/).at(-1),
+    "clearing",
+  );
+  drainOutbox(s);
+  applyNoReply(s, "session.clear");
+  assertEquals(s.clearing, undefined);
+  assertEquals(
+    statusLine(s, { width: 80, height: 20, style: makeStyle(false) }).trim().split(/\s+/).at(-1),
+    "idle",
+  );
+  const [item] = drainOutbox(s);
+  assert(
+    item?.kind === "notice" && item.text.includes("has not confirmed /clear after 5 s"),
+    JSON.stringify(item),
+  );
 });
