@@ -69,15 +69,27 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
         ? s.yellow("! ")
         : s.gray("· ");
       const color = item.level === "error" ? s.red : item.level === "warn" ? s.yellow : s.gray;
-      const rows = sanitize(item.text).split("\n").flatMap((l) =>
-        wrapPlain(l, w - 2).map((r) => r.text)
-      );
+      const rows = sanitize(item.text).split("\n").flatMap((l) => wrapHanging(l, w - 2));
       lines = prefixRows(rows, mark, "  ").map((l) => color(l));
       break;
     }
   }
   lines.push("");
   return lines;
+}
+
+/**
+ * Wraps one line of a notice with its continuation rows aligned under its text: past its
+ * leading spaces, or past a short leading label such as `Keys: ` (at most half the width).
+ */
+function wrapHanging(line: string, width: number): string[] {
+  const rows = wrapPlain(line, width);
+  if (rows.length < 2) return rows.map((r) => r.text);
+  const lead = /^ +(?=\S)/.exec(line) ?? /^[^\s:][^:]{0,15}: +(?=\S)/.exec(line);
+  const indent = lead ? displayWidth(lead[0]) : 0;
+  if (indent === 0 || indent > width / 2) return rows.map((r) => r.text);
+  const rest = wrapPlain(line.slice(rows[1]!.start), width - indent);
+  return [rows[0]!.text, ...rest.map((r) => " ".repeat(indent) + r.text)];
 }
 
 function prefixRows(rows: string[], first: string, rest: string): string[] {

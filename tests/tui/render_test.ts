@@ -7,7 +7,7 @@ import {
   statusLine,
   type View,
 } from "../../tui/render.ts";
-import { applyEvent, applyKey, drainOutbox, finishItem } from "../../tui/state.ts";
+import { applyEvent, applyKey, drainOutbox, finishItem, HELP_TEXT } from "../../tui/state.ts";
 import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -450,4 +450,48 @@ Deno.test("a change to a file's second line is numbered from line 1 with its con
   const lines = plain(renderItem(item, view));
   assertEquals(lines[1], "  ⎿ @@ -1,3 +1,3 @@");
   assertEquals(lines.slice(2, 6), ["     one", "    -two", "    +2", "     three"]);
+});
+
+Deno.test("wrapped help rows align under their description at 80 columns", () => {
+  const text = [
+    "Commands: /help  /clear (new conversation)  /status  /quit",
+    "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down history",
+    "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
+    "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
+  ].join("\n");
+  const lines = renderItem({ kind: "notice", level: "info", text }, { ...view, width: 79 });
+  assertEquals(lines, [
+    "· Commands: /help  /clear (new conversation)  /status  /quit",
+    "  Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down history",
+    "        Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word ·",
+    "        Ctrl+U/K/W delete",
+    "        Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty",
+    "        prompt quit",
+    "",
+  ]);
+});
+
+Deno.test("no /help row continues at column 2 at 80 or 50 columns", () => {
+  const starts = HELP_TEXT.split("\n");
+  for (const width of [79, 49]) {
+    const lines = renderItem({ kind: "notice", level: "info", text: HELP_TEXT }, {
+      ...view,
+      width,
+    }).slice(0, -1);
+    for (const l of lines) {
+      const own = starts.some((t) => l.slice(2).startsWith(t.slice(0, 10)));
+      assert(own || l.startsWith("   "), `a wrapped row at column 2: ${JSON.stringify(l)}`);
+    }
+  }
+});
+
+Deno.test("a wrapped notice without a label or indent continues under its first word", () => {
+  const text = "The server closed the connection before the turn ended, so nothing more came";
+  const lines = renderItem({ kind: "notice", level: "error", text }, { ...view, width: 40 });
+  assertEquals(lines, [
+    "✗ The server closed the connection",
+    "  before the turn ended, so nothing more",
+    "  came",
+    "",
+  ]);
 });
