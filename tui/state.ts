@@ -13,7 +13,7 @@ import * as ed from "./composer.ts";
 import type { KeyEvent } from "./keys.ts";
 import { PromptHistory } from "./history.ts";
 import { sanitize } from "./text.ts";
-import { marked, type Token } from "marked";
+import { marked, type Token, type Tokens } from "marked";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
@@ -325,10 +325,39 @@ function endStreaming(state: ClientState, note?: string): void {
 /** Below this size the pending stream text is re-lexed at every newline; above, as it doubles. */
 const RELEX_EVERY_NEWLINE_BYTES = 16 * 1024;
 
+/** A link or image written as a reference (`[text][label]`, `[text][]`, `[label]`). */
+const REFERENCE_RAW = /^!?\[[\s\S]*\]$/;
+
+/**
+ * Bracketed text in plain text that may become a reference link once its definition arrives:
+ * `[label]` not preceded by a word character or a backslash (`a[0]` is no link).
+ */
+const MAYBE_REFERENCE = /(?:^|[^\w\\])\[(?:[^[\]\\\n]|\\.)+\]/;
+
+/**
+ * Whether a block holds a reference-style link, resolved or not. Such a block is rendered
+ * with the message's link definitions, which usually come at its very end; written on its own
+ * it would show `[text][label]` and never the URL.
+ */
+function usesReference(block: Token): boolean {
+  let found = false;
+  marked.walkTokens([block], (t) => {
+    if (found) return;
+    if (t.type === "link" || t.type === "image") {
+      found = REFERENCE_RAW.test(t.raw);
+    } else if (t.type === "text" && !(t as Tokens.Text).tokens) {
+      found = MAYBE_REFERENCE.test(t.raw);
+    }
+  });
+  return found;
+}
+
 /**
  * Moves the complete Markdown blocks at the start of the streamed text to the transcript, so
  * the live region only holds the block still being written. A block is complete once a later
- * block has begun; the last one never is until the message completes.
+ * block has begun; the last one never is until the message completes. Nor is a block that
+ * uses a reference-style link: it and what follows wait for the whole message, so the link is
+ * rendered with its definition.
  */
 function commitCompleteBlocks(state: ClientState): void {
   const text = state.streamText;
@@ -344,6 +373,8 @@ function commitCompleteBlocks(state: ClientState): void {
   }
   let last = tokens.length - 1;
   while (last >= 0 && tokens[last]!.type === "space") last--;
+  const held = tokens.findIndex((t, i) => i < last && usesReference(t));
+  if (held !== -1) last = held;
   if (last <= 0) return;
   const done = tokens.slice(0, last).map((t) => t.raw).join("");
   if (done.trim() === "" || !text.startsWith(done)) return;

@@ -1,7 +1,8 @@
 /**
  * End-to-end tests of the TUI's client state in a real terminal (tmux): prompt history editing,
- * what an exit leaves in scrollback, bursts of finished items, and requests the server does not
- * confirm. Some run against a small scripted Peon server (below) that misbehaves on purpose.
+ * what an exit leaves in scrollback, bursts of finished items, requests the server does not
+ * confirm, and streamed reference links. Some run against a small scripted Peon server (below)
+ * that misbehaves on purpose.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type MockReply, text, textChunk } from "../support/mock_openai.ts";
@@ -278,6 +279,23 @@ Deno.test(
       await s.waitFor(/clearing\s*$/m);
       const pane = await s.waitFor("has not confirmed /clear", 10000);
       assert(/idle\s*$/m.test(pane), pane);
+    });
+  },
+);
+
+Deno.test(
+  "e2e: a streamed reference-style link is shown with its URL",
+  opts,
+  async () => {
+    const answer = "See [the docs][d] for details.\n\nMore text here.\n\n" +
+      "[d]: https://example.com/docs\n";
+    await withTui({ script: [text(answer, { pieceSize: 4 })] }, async (s) => {
+      s.type("docs please");
+      s.keys("Enter");
+      await s.waitFor("More text here.");
+      const pane = await s.waitFor(/idle\s*$/m);
+      assert(pane.includes("● See the docs (https://example.com/docs) for details."), pane);
+      assert(!pane.includes("[d]"), pane);
     });
   },
 );

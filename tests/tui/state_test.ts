@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import type { KeyEvent } from "../../tui/keys.ts";
-import { statusLine } from "../../tui/render.ts";
+import { renderItem, statusLine } from "../../tui/render.ts";
 import {
   applyEvent,
   applyKey,
@@ -701,4 +701,29 @@ Deno.test("a /clear the server does not confirm stops waiting after a timeout an
     item?.kind === "notice" && item.text.includes("has not confirmed /clear after 5 s"),
     JSON.stringify(item),
   );
+});
+
+Deno.test("a streamed block with a reference-style link waits for the message's definitions", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "docs"));
+  drainOutbox(s);
+  const text = "Intro paragraph.\n\nSee [the docs][d] for details.\n\nMore text here.\n\n" +
+    "[d]: https://example.com/docs\n";
+  applyAll(s, [t.started()]);
+  for (let i = 0; i < text.length; i += 4) applyAll(s, [t.delta(text.slice(i, i + 4))]);
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "Intro paragraph." }]);
+  applyAll(s, [t.completedText(text)]);
+  const items = drainOutbox(s);
+  const view = { width: 70, height: 20, style: makeStyle(false) };
+  const shown = items.flatMap((i) => renderItem(i, view)).join("\n");
+  assert(shown.includes("See the docs (https://example.com/docs) for details."), shown);
+  assert(shown.includes("More text here."), shown);
+});
+
+Deno.test("brackets in code or after a word do not hold streamed blocks back", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "code"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("Use `a[0]` or a[1] here.\n\nNext "), t.delta("block")]);
+  assertEquals(drainOutbox(s), [{ kind: "assistant", text: "Use `a[0]` or a[1] here." }]);
 });
