@@ -29,7 +29,6 @@ import {
 } from "./state.ts";
 import {
   AUTOWRAP_ON,
-  CLEAR_SCREEN,
   CURSOR_HIDE,
   CURSOR_SHOW,
   LiveRegion,
@@ -140,11 +139,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     const v = view(sz);
     const above = drainOutbox(state).flatMap((item) => renderItem(item, v));
     const live = renderLive(state, v, cache);
-    writeAll(
-      clear
-        ? CLEAR_SCREEN + region.update(live, sz, { above, cleared: true })
-        : region.update(live, sz, { above }),
-    );
+    writeAll(region.update(live, sz, { above, cleared: clear }));
   };
   const schedule = () => {
     if (renderTimer !== undefined || exiting) return;

@@ -268,6 +268,8 @@ export function layoutComposer(
 function composerRows(cache: RenderCache, state: ClientState, width: number, s: Style) {
   const placeholder = state.connection !== "ready"
     ? "connecting…"
+    : state.turn?.phase === "cancelling"
+    ? "cancelling… · Ctrl+C twice or Ctrl+D exits"
     : state.turn
     ? "type ahead; Enter queues the prompt · Esc cancels the turn"
     : "ask anything · /help for commands";

@@ -46,12 +46,6 @@ export const AUTOWRAP_ON = "\x1b[?7h";
 export const PASTE_ON = "\x1b[?2004h";
 /** Disable bracketed paste. */
 export const PASTE_OFF = "\x1b[?2004l";
-/**
- * Written before a frame drawn with {@link UpdateOptions.cleared}: nothing, since that frame
- * does the clearing itself (a whole-screen erase would push the live region into the
- * scrollback of tmux and other terminals). Kept so existing callers need not change.
- */
-export const CLEAR_SCREEN = "";
 /** Hide the cursor. */
 export const CURSOR_HIDE = ansiEscapes.cursorHide;
 /** Show the cursor. */

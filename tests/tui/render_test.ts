@@ -495,3 +495,16 @@ Deno.test("a wrapped notice without a label or indent continues under its first 
     "",
   ]);
 });
+
+Deno.test("while a cancel is pending the composer says how to exit, not that Esc cancels", () => {
+  const { s } = startTurn();
+  const esc = { type: "key", name: "escape", ctrl: false, alt: false, shift: false } as const;
+  applyKey(s, esc);
+  assertEquals(s.turn?.phase, "cancelling");
+  const lines = plain(renderLive(s, view, createRenderCache()));
+  assert(
+    lines.some((l) => l.includes("cancelling… · Ctrl+C twice or Ctrl+D exits")),
+    lines.join("\n"),
+  );
+  assert(!lines.some((l) => l.includes("Esc cancels the turn")), lines.join("\n"));
+});

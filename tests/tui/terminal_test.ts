@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../support/assert.ts";
-import { CLEAR_SCREEN, LiveRegion, SYNC_END, SYNC_START } from "../../tui/terminal.ts";
+import { LiveRegion, SYNC_END, SYNC_START } from "../../tui/terminal.ts";
 import { VirtualTerminal } from "./vt.ts";
 
 /** A virtual terminal whose cursor sits on a fresh line below `history` lines. */
@@ -151,7 +151,7 @@ Deno.test("a cleared screen keeps the finished lines in scrollback, once, and no
   const r = new LiveRegion();
   vt.write(r.update(["a", "b"], { rows: 6, cols: 20 }, { above: ["old"] }));
   vt.write(
-    CLEAR_SCREEN + r.update(["a", "b"], { rows: 6, cols: 20 }, {
+    r.update(["a", "b"], { rows: 6, cols: 20 }, {
       above: ["Session cleared"],
       cleared: true,
     }),
