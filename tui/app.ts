@@ -11,7 +11,7 @@ import type { PeonClient as _PeonClient } from "../protocol/client.ts";
 import { type Config, readEnv } from "../server/config.ts";
 import { KeyParser } from "./keys.ts";
 import { loadHistoryFile, saveHistoryFile, stateDir } from "./history.ts";
-import { createRenderCache, renderItem, renderLive, type View } from "./render.ts";
+import { composerWidth, createRenderCache, renderItem, renderLive, type View } from "./render.ts";
 import {
   addNotice,
   applyEvent,
@@ -122,9 +122,6 @@ export async function runApp(options: AppOptions): Promise<number> {
     style,
     home,
   });
-  // The composer's width as renderLive lays it out: the view's width (at least 10) less the
-  // prompt mark "› ". Up/Down need it to move by visual row.
-  const composerWidth = (cols: number) => Math.max(10, cols - 1) - 2;
   const renderNow = () => {
     renderTimer = undefined;
     if (!terminalReady) return;
@@ -237,7 +234,7 @@ export async function runApp(options: AppOptions): Promise<number> {
   let escTimer: ReturnType<typeof setTimeout> | undefined;
   const handleKeys = (events: ReturnType<KeyParser["feed"]>) => {
     if (events.length === 0) return;
-    state.composerWidth = composerWidth(size().cols);
+    state.composerWidth = composerWidth(view(size()).width);
     for (const ev of events) run(applyKey(state, ev));
   };
   const readInput = async () => {

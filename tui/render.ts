@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Buffer } from "./composer.ts";
+import { type Buffer, visualRows } from "./composer.ts";
 import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { type ClientState, contextPercent, formatTokens, type TranscriptItem } from "./state.ts";
@@ -231,38 +231,46 @@ export function layoutComposer(
     const ph = placeholder ? s.gray(truncate(placeholder, w - 1)) : "";
     return { rows: [s.inverse(" ") + ph], cursorRow: 0 };
   }
+  // The rows come from the composer's own wrap rule, so Up/Down move by the rows drawn here.
   const rows: string[] = [];
   let cursorRow = 0;
-  let offset = 0;
-  for (const line of b.text.split("\n")) {
+  for (const r of visualRows(b.text, w)) {
     let row = "";
-    let rowWidth = 0;
-    for (const { segment, index } of segmenter.segment(line)) {
+    for (const { segment, index } of segmenter.segment(b.text.slice(r.start, r.end))) {
       // The buffer is cleaned on insert; should a control character get in anyway, it is drawn
       // as a visible picture of the same length in graphemes, so the cursor offsets still hold.
       const g = controlPicture(segment);
-      const gw = Math.max(displayWidth(g), g === "" ? 0 : 1);
-      if (rowWidth + gw > w - 1 && rowWidth > 0) {
-        rows.push(row);
-        row = "";
-        rowWidth = 0;
-      }
-      if (offset + index === b.cursor) {
+      if (r.start + index === b.cursor) {
         cursorRow = rows.length;
         row += s.inverse(g);
       } else {
         row += g;
       }
-      rowWidth += gw;
     }
-    if (offset + line.length === b.cursor) {
+    if (r.lastOfLine && r.end === b.cursor) {
       cursorRow = rows.length;
       row += s.inverse(" ");
     }
     rows.push(row);
-    offset += line.length + 1;
   }
   return { rows, cursorRow };
+}
+
+/**
+ * The composer's width in a view `viewWidth` columns wide, as {@link renderLive} lays it out:
+ * the view (at least 10 columns) less the prompt mark "› ". The shell gives it to the state,
+ * so Up/Down move by the rows drawn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { composerWidth } from "./render.ts";
+ * assert.equal(composerWidth(80), 78);
+ * assert.equal(composerWidth(4), 8);
+ * ```
+ */
+export function composerWidth(viewWidth: number): number {
+  return Math.max(10, viewWidth) - 2;
 }
 
 function composerRows(cache: RenderCache, state: ClientState, width: number, s: Style) {
@@ -461,9 +469,11 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   const queued = state.queued.slice(-3).map((q) =>
     s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w))
   );
-  if (state.queued.length > 3) queued.push(s.gray(`↳ … ${state.queued.length - 3} more queued`));
+  if (state.queued.length > 3) {
+    queued.push(s.gray(truncate(`↳ … ${state.queued.length - 3} more queued`, w)));
+  }
   const hint = state.hint ? [s.yellow(truncate(state.hint, w))] : [];
-  const comp = composerRows(cache, state, w - 2, s);
+  const comp = composerRows(cache, state, composerWidth(view.width), s);
 
   // Hand out the rows in order of importance; `take` gives what is asked or what is left.
   let room = Math.max(3, view.height - 1);
@@ -523,7 +533,9 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
     const firstIsStart = rows.length === totalStable + 1 && state.streamCommitted === "";
     rows.forEach((r, i) => top.push((i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r));
   } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
-    top.push(s.gray(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…"));
+    top.push(
+      s.gray(truncate(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…", w)),
+    );
   }
   return [...top, ...middle, ...bottom];
 }

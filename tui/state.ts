@@ -135,6 +135,8 @@ export interface ClientState {
   lastSeq: number;
   /** A one-line hint above the composer, e.g. "press Ctrl+C again to exit". */
   hint: string | undefined;
+  /** The hint "Press Ctrl+C again to exit" covers, shown again when the exit is not taken. */
+  hintUnderExit: string | undefined;
   /** Ctrl+C was pressed on an empty idle composer; a second one exits. */
   exitArmed: boolean;
   history: PromptHistory;
@@ -231,6 +233,7 @@ export function createState(options: CreateStateOptions): ClientState {
     contextTokens: undefined,
     lastSeq: 0,
     hint: undefined,
+    hintUnderExit: undefined,
     exitArmed: false,
     history: new PromptHistory(options.historyLimits, options.historyEntries ?? []),
     serverLabel: options.serverLabel ?? "in-process",
@@ -329,10 +332,15 @@ const RELEX_EVERY_NEWLINE_BYTES = 16 * 1024;
 const REFERENCE_RAW = /^!?\[[\s\S]*\]$/;
 
 /**
- * Bracketed text in plain text that may become a reference link once its definition arrives:
- * `[label]` not preceded by a word character or a backslash (`a[0]` is no link).
+ * Plain text that becomes a reference link once its definition arrives: the explicit forms
+ * `[text][label]` and `[text][]`, not preceded by a word character or a backslash. A shortcut
+ * `[label]` is not held: `[1]`, `[WIP]` and `cmd [options]` are common in answers, and holding
+ * them would keep the rest of a long answer out of scrollback; one may show literally instead.
  */
-const MAYBE_REFERENCE = /(?:^|[^\w\\])\[(?:[^[\]\\\n]|\\.)+\]/;
+const MAYBE_REFERENCE = /(?:^|[^\w\\])\[(?:[^[\]\\\n]|\\.)+\]\[(?:[^[\]\\\n]|\\.)*\]/;
+
+/** Streamed text past this size is committed even if a reference link is still unresolved. */
+const MAX_HELD_BYTES = 64 * 1024;
 
 /**
  * Whether a block holds a reference-style link, resolved or not. Such a block is rendered
@@ -373,7 +381,10 @@ function commitCompleteBlocks(state: ClientState): void {
   }
   let last = tokens.length - 1;
   while (last >= 0 && tokens[last]!.type === "space") last--;
-  const held = tokens.findIndex((t, i) => i < last && usesReference(t));
+  // Bounded: a definition that never comes must not keep a long answer in the live region.
+  const held = text.length > MAX_HELD_BYTES
+    ? -1
+    : tokens.findIndex((t, i) => i < last && usesReference(t));
   if (held !== -1) last = held;
   if (last <= 0) return;
   const done = tokens.slice(0, last).map((t) => t.raw).join("");
@@ -525,8 +536,7 @@ function applyCleanEvent(state: ClientState, event: ServerEvent): Effect[] {
       state.clearing = undefined;
       state.transcript = [];
       state.transcriptBytes = 0;
-      state.outbox = [];
-      state.outboxBytes = 0;
+      // The outbox stays: what is waiting was never shown, and the cleared frame writes it.
       state.contextTokens = undefined;
       effects.push({ kind: "clear-screen" });
       notice(state, "info", "Session cleared: the conversation starts afresh");
@@ -798,7 +808,7 @@ function startTurn(state: ClientState, prompt: string): Effect[] {
 /** Help text shown by `/help`. */
 export const HELP_TEXT = [
   "Commands: /help  /clear (new conversation)  /status  /quit",
-  "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down history",
+  "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down row, then history",
   "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
   "Approvals: y approve · n deny · ←/→ and Enter choose",
@@ -956,7 +966,8 @@ export function awaitingReply(state: ClientState, request: AwaitedRequest): bool
  * If the server has still not confirmed, the user is told so: a cancel goes on waiting (the
  * server may be slow to stop), with a reminder that Ctrl+C twice or Ctrl+D exits; a clear stops
  * waiting, as the conversation may not have been cleared (a late `session.cleared` still
- * clears it).
+ * clears it). It returns effects like the other reducers (none so far), so the shell runs its
+ * result the same way.
  *
  * @example
  * ```ts
@@ -1015,7 +1026,10 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   state.version++;
   const wasArmed = state.exitArmed;
   state.exitArmed = false;
-  if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) state.hint = undefined;
+  if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) {
+    // Only a cancel still awaiting confirmation has a hint worth showing again.
+    state.hint = state.turn?.phase === "cancelling" ? state.hintUnderExit : undefined;
+  }
   const b = state.composer;
 
   if (ev.type === "paste") {
@@ -1061,6 +1075,7 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
         }
         if (wasArmed) return [{ kind: "exit", status: 0 }];
         state.exitArmed = true;
+        state.hintUnderExit = state.hint;
         state.hint = "Press Ctrl+C again to exit";
         return [];
       case "d":

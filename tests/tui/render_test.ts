@@ -508,3 +508,16 @@ Deno.test("while a cancel is pending the composer says how to exit, not that Esc
   );
   assert(!lines.some((l) => l.includes("Esc cancels the turn")), lines.join("\n"));
 });
+
+Deno.test("every live line fits a 10-column view, the queued-prompts line included", () => {
+  const { s } = startTurn();
+  for (const p of ["one", "two", "three", "four", "five", "six"]) {
+    applyKey(s, { type: "text", text: p });
+    applyKey(s, { type: "key", name: "enter", ctrl: false, alt: false, shift: false });
+  }
+  assertEquals(s.queued.length, 6);
+  const narrow: View = { ...view, width: 10 };
+  const lines = plain(renderLive(s, narrow, createRenderCache()));
+  assert(lines.some((l) => l.startsWith("↳ …")), lines.join("\n"));
+  for (const l of lines) assert(displayWidth(l) <= 10, `${JSON.stringify(l)} is wider than 10`);
+});

@@ -218,6 +218,25 @@ Deno.test("/clear sends session.clear and clears the transcript only after sessi
   assertEquals(s.contextTokens, undefined);
 });
 
+Deno.test("session.cleared keeps what waits to be shown, such as a seq warning", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started(), t.completedText("answer"), t.completed()]);
+  typeText(s, "/clear");
+  const msg = sent(applyKey(s, k("enter")))[0]!;
+  drainOutbox(s);
+  applyEvent(s, {
+    type: "session.cleared",
+    request_id: msg.request_id!,
+    session_id: "s1",
+    seq: t.seq + 5,
+  });
+  const shown = drainOutbox(s).map((i) => i.kind === "notice" ? i.text : i.kind);
+  assertEquals(shown.length, 2, JSON.stringify(shown));
+  assert(String(shown[0]).startsWith("Protocol warning: seq jumped"), String(shown[0]));
+  assert(String(shown[1]).startsWith("Session cleared"), String(shown[1]));
+});
+
 Deno.test("/clear during a turn is refused with a message", () => {
   const s = readyState();
   submit(s, "hi");
@@ -679,6 +698,26 @@ Deno.test("a cancel the server does not confirm is reported after a timeout, wit
   assertEquals(drainOutbox(s), [], "nothing is said once the cancel was confirmed");
 });
 
+Deno.test("a Ctrl+C not followed by another gives back the unconfirmed cancel's exit hint", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "hi"));
+  applyAll(s, [t.started()]);
+  applyKey(s, k("escape"));
+  applyNoReply(s, "turn.cancel");
+  const waiting = s.hint;
+  assert(waiting?.includes("Ctrl+C twice or Ctrl+D exits"), waiting);
+  applyKey(s, k("c", { ctrl: true }));
+  assertEquals(s.hint, "Press Ctrl+C again to exit");
+  applyKey(s, { type: "text", text: "x" });
+  assertEquals(s.hint, waiting, "the way out is still shown while the cancel is unconfirmed");
+  // Once the cancel is confirmed, an unused Ctrl+C leaves no stale hint behind.
+  applyKey(s, k("c", { ctrl: true })); // clears the composer
+  applyKey(s, k("c", { ctrl: true })); // arms
+  applyAll(s, [t.cancelled()]);
+  applyKey(s, { type: "text", text: "y" });
+  assertEquals(s.hint, undefined);
+});
+
 Deno.test("a /clear the server does not confirm stops waiting after a timeout and says so", () => {
   const s = readyState();
   typeText(s, "/clear");
@@ -718,6 +757,33 @@ Deno.test("a streamed block with a reference-style link waits for the message's 
   const shown = items.flatMap((i) => renderItem(i, view)).join("\n");
   assert(shown.includes("See the docs (https://example.com/docs) for details."), shown);
   assert(shown.includes("More text here."), shown);
+});
+
+Deno.test("plain brackets in prose ([1], [WIP], [options]) do not hold streamed blocks back", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "prose"));
+  drainOutbox(s);
+  applyAll(s, [
+    t.started(),
+    t.delta("The array [1, 2, 3] is sorted [WIP].\n\nRun `cmd` [options].\n\nNext "),
+    t.delta("block"),
+  ]);
+  assertEquals(drainOutbox(s).map((i) => i.kind === "assistant" && i.text), [
+    "The array [1, 2, 3] is sorted [WIP].\n\nRun `cmd` [options].",
+  ]);
+});
+
+Deno.test("a reference link whose definition never comes does not hold a long answer back", () => {
+  const s = readyState();
+  const t = new TurnScript(submit(s, "long"));
+  drainOutbox(s);
+  applyAll(s, [t.started(), t.delta("See [the docs][d].\n\n")]);
+  const para = "word ".repeat(200) + "\n\n"; // about 1 KiB
+  // Past 64 KiB the hold is dropped, at the next re-lex (which runs as the text grows by half).
+  for (let i = 0; i < 100; i++) applyAll(s, [t.delta(para)]);
+  const out = drainOutbox(s);
+  assert(out.length > 0, "the held blocks were released past the bound");
+  assert(s.streamText.length < 64 * 1024, `${s.streamText.length} bytes still held`);
 });
 
 Deno.test("brackets in code or after a word do not hold streamed blocks back", () => {
