@@ -847,8 +847,11 @@ function statusText(state: ClientState): string {
   ].join("\n");
 }
 
+/** The slash commands {@link runCommand} knows. */
+const SLASH_COMMANDS = new Set(["/help", "/status", "/quit", "/exit", "/clear"]);
+
 function runCommand(state: ClientState, line: string): Effect[] {
-  const [cmd] = line.trim().split(/\s+/);
+  const cmd = line.trim().split(/\s+/)[0]!.toLowerCase();
   switch (cmd) {
     case "/help":
       notice(state, "info", HELP_TEXT);
@@ -886,6 +889,13 @@ function submit(state: ClientState): Effect[] {
   const text = state.composer.text;
   if (text.trim() === "") return [];
   const effects: Effect[] = [];
+  const named = /^\/([a-z]+)\s+\S/i.exec(text.trim());
+  if (named && SLASH_COMMANDS.has(`/${named[1]!.toLowerCase()}`)) {
+    // "/clear now" is a command typed with words it does not take, not a prompt for the model;
+    // the text stays so it can be fixed. A path such as "/etc/hosts is wrong" is still a prompt.
+    notice(state, "error", `/${named[1]} takes no arguments; the text is kept in the composer`);
+    return effects;
+  }
   if (/^\/[a-z]+\s*$/i.test(text.trim())) {
     state.composer = ed.EMPTY_BUFFER;
     state.history.add(text);

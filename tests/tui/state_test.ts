@@ -237,6 +237,26 @@ Deno.test("session.cleared keeps what waits to be shown, such as a seq warning",
   assert(String(shown[1]).startsWith("Session cleared"), String(shown[1]));
 });
 
+Deno.test("a known slash command with extra words is refused and kept; a path is a prompt", () => {
+  const s = readyState();
+  typeText(s, "/clear now");
+  assertEquals(sent(applyKey(s, k("enter"))), [], "neither a clear nor a prompt");
+  assertEquals(s.composer.text, "/clear now", "the text is kept to be fixed");
+  const [warn] = drainOutbox(s);
+  assert(warn?.kind === "notice" && warn.text.startsWith("/clear takes no arguments"), warn?.kind);
+  applyKey(s, k("c", { ctrl: true })); // Ctrl+C clears the composer
+  typeText(s, "/etc/hosts looks wrong");
+  const [msg] = sent(applyKey(s, k("enter")));
+  assert(
+    msg?.type === "turn.start" && msg.prompt === "/etc/hosts looks wrong",
+    JSON.stringify(msg),
+  );
+  const t = new TurnScript(msg.request_id!);
+  applyAll(s, [t.started(), t.completedText("ok"), t.completed()]);
+  typeText(s, "/CLEAR");
+  assertEquals(sent(applyKey(s, k("enter")))[0]?.type, "session.clear", "commands ignore case");
+});
+
 Deno.test("/clear during a turn is refused with a message", () => {
   const s = readyState();
   submit(s, "hi");
