@@ -417,7 +417,8 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   const deny = choice("[n] deny", a.choice === "deny");
   if (displayWidth(choices[0]!) + 1 + displayWidth(deny) <= cw) choices[0] += " " + deny;
   else choices.push(deny);
-  const keys = s.gray("←/→ Enter");
+  // y, n and Enter go to the composer while it holds text, so say how to answer instead.
+  const keys = s.gray(state.composer.text === "" ? "←/→ Enter" : "empty the prompt to answer");
   if (displayWidth(choices.at(-1)!) + 2 + displayWidth(keys) <= cw) {
     choices[choices.length - 1] += "  " + keys;
   }

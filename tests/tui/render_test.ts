@@ -521,3 +521,18 @@ Deno.test("every live line fits a 10-column view, the queued-prompts line includ
   assert(lines.some((l) => l.startsWith("↳ …")), lines.join("\n"));
   for (const l of lines) assert(displayWidth(l) <= 10, `${JSON.stringify(l)} is wider than 10`);
 });
+
+Deno.test("with text in the composer the approval says to empty it to answer", () => {
+  const s = awaitingApproval();
+  applyKey(s, { type: "text", text: "y" }); // answers: the composer is empty
+  assertEquals(s.approval, undefined);
+  const s2 = awaitingApproval();
+  applyKey(s2, { type: "text", text: "x" });
+  applyKey(s2, { type: "text", text: "y" }); // typed: the composer holds text
+  assert(s2.approval !== undefined, "still waiting");
+  const lines = plain(renderLive(s2, { ...view, width: 79 }, createRenderCache()));
+  assert(
+    lines.includes("╰  [y] approve   [n] deny   empty the prompt to answer"),
+    lines.join("\n"),
+  );
+});
