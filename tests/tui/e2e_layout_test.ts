@@ -4,43 +4,8 @@
  * whole history from `tmux capture-pane -S -`.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
-import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
-
-const ignore = !HAS_TMUX;
-const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
-
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A reply streaming `pieces` with a pause before each, so a test can act mid-stream. */
-function slowText(pieces: string[], delayMs: number): MockReply {
-  return {
-    kind: "stream",
-    delayMs,
-    events: [
-      { choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
-      ...pieces.map((p) => textChunk(p)),
-      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    ],
-  };
-}
-
-async function withTui(
-  options: TuiSessionOptions,
-  fn: (s: TuiSession) => Promise<void>,
-): Promise<void> {
-  const s = await TuiSession.start(options);
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
-}
-
-function count(haystack: string, needle: string | RegExp): number {
-  if (typeof needle === "string") return haystack.split(needle).length - 1;
-  return [...haystack.matchAll(new RegExp(needle.source, needle.flags + "g"))].length;
-}
+import { text, toolCalls } from "../support/mock_openai.ts";
+import { count, delay, E2E_OPTS as opts, slowText, withTui } from "./e2e_support.ts";
 
 /** The composer's placeholder while idle, and the idle status line's context text. */
 const PLACEHOLDER = "ask anything · /help for commands";

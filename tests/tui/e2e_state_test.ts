@@ -5,62 +5,17 @@
  * that misbehaves on purpose.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { type MockReply, text, textChunk } from "../support/mock_openai.ts";
-import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
-
-const ignore = !HAS_TMUX;
-const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
-
-async function withTui(
-  options: TuiSessionOptions,
-  fn: (s: TuiSession) => Promise<void>,
-): Promise<void> {
-  const s = await TuiSession.start(options);
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
-}
-
-/**
- * The composer's rows on `pane`: the lines between the last two rules, trimmed (the prompt
- * mark, the indent of continuation rows and the cursor cell before a placeholder go).
- */
-function composerRows(pane: string): string[] {
-  const lines = pane.split("\n");
-  const rules = lines.flatMap((l, i) => (/^─{10,}\s*$/.test(l) ? [i] : []));
-  if (rules.length < 2) return [];
-  const [top, bottom] = rules.slice(-2) as [number, number];
-  return lines.slice(top + 1, bottom).map((l) => l.replace(/^› /, "").trim());
-}
-
-/** Waits until the composer shows exactly `rows`, or fails with the pane. */
-async function waitForComposer(s: TuiSession, rows: string[], timeoutMs = 10000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let pane = "";
-  while (Date.now() < deadline) {
-    pane = s.capture();
-    if (JSON.stringify(composerRows(pane)) === JSON.stringify(rows)) return pane;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(
-    `Timed out waiting for the composer to show ${JSON.stringify(rows)}; it shows ${
-      JSON.stringify(composerRows(pane))
-    }; the pane:\n${pane}`,
-  );
-}
-
-/** Sends `prompt` and waits for `answer` and the idle status line. */
-async function ask(s: TuiSession, prompt: string, answer: string): Promise<void> {
-  s.type(prompt);
-  s.keys("Enter");
-  await s.waitFor(answer);
-  await s.waitFor(/idle\s*$/m);
-  await waitForComposer(s, ["ask anything · /help for commands"]);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { text } from "../support/mock_openai.ts";
+import type { TuiSessionOptions } from "./tmux_harness.ts";
+import {
+  ask,
+  composerRows,
+  delay,
+  E2E_OPTS as opts,
+  slowText,
+  waitForComposer,
+  withTui,
+} from "./e2e_support.ts";
 
 Deno.test(
   "e2e: editing a recalled prompt keeps the draft, which Down past the newest gives back",
@@ -76,7 +31,7 @@ Deno.test(
       await waitForComposer(s, ["older entry!"]);
       s.keys("Down", "Down", "Down");
       await waitForComposer(s, ["my precious draft"]);
-      await sleep(200);
+      await delay(200);
       assertEquals(composerRows(s.capture()), ["my precious draft"]);
     });
   },
@@ -96,7 +51,7 @@ Deno.test(
       const rows = ["x".repeat(26), "xxxx " + "y".repeat(21), "y".repeat(18)];
       await waitForComposer(s, rows);
       s.keys("Up");
-      await sleep(300);
+      await delay(300);
       assertEquals(composerRows(s.capture()), rows, "Up stayed in the prompt");
       // The cursor cell (drawn inverse) went from the end of the last row to column 18 above.
       const cursorLine = s.capture(false, true).split("\n").find((l) => l.includes("\x1b[7m"));
@@ -108,19 +63,6 @@ Deno.test(
     });
   },
 );
-
-/** A reply streaming `pieces` with a pause before each, so a test can act mid-stream. */
-function slowText(pieces: string[], delayMs: number): MockReply {
-  return {
-    kind: "stream",
-    delayMs,
-    events: [
-      { choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
-      ...pieces.map((p) => textChunk(p)),
-      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    ],
-  };
-}
 
 /**
  * A scripted Peon server: it answers the handshake, then answers `turn.start` as its mode says.

@@ -3,40 +3,17 @@
  * asserting on `tmux capture-pane` text.
  */
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
-import { HAS_TMUX, TuiSession, type TuiSessionOptions } from "./tmux_harness.ts";
-
-const ignore = !HAS_TMUX;
-const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
-
-/** A reply streaming `pieces` with a pause before each, so a test can act mid-stream. */
-function slowText(pieces: string[], delayMs: number): MockReply {
-  return {
-    kind: "stream",
-    delayMs,
-    events: [
-      { choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
-      ...pieces.map((p) => textChunk(p)),
-      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    ],
-  };
-}
-
-async function withTui(
-  options: TuiSessionOptions,
-  fn: (s: TuiSession) => Promise<void>,
-): Promise<void> {
-  const s = await TuiSession.start(options);
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
-}
-
-function count(haystack: string, needle: string): number {
-  return haystack.split(needle).length - 1;
-}
+import { text, toolCalls } from "../support/mock_openai.ts";
+import { TuiSession } from "./tmux_harness.ts";
+import {
+  ask,
+  composerRows,
+  count,
+  E2E_OPTS as opts,
+  slowText,
+  waitForComposer,
+  withTui,
+} from "./e2e_support.ts";
 
 const MARKDOWN_ANSWER = "# Result\n\nThe **build** passed.\n\n- first point\n- second point\n\n" +
   "| file | lines |\n|------|------:|\n| a.ts | 12 |\n\n```ts\nconst ok = true;\n```\n";
@@ -473,46 +450,6 @@ Deno.test("scv without a terminal points to scv exec and exits 2", async () => {
   assertEquals(out.code, 2);
   assert(new TextDecoder().decode(out.stderr).includes('use "scv exec PROMPT" for scripts'));
 });
-
-/**
- * The composer's rows on `pane`: the lines between the last two rules, trimmed (the prompt
- * mark, the indent of continuation rows and the cursor cell before a placeholder go).
- */
-function composerRows(pane: string): string[] {
-  const lines = pane.split("\n");
-  const rules = lines.flatMap((l, i) => (/^─{10,}\s*$/.test(l) ? [i] : []));
-  if (rules.length < 2) return [];
-  const [top, bottom] = rules.slice(-2) as [number, number];
-  return lines.slice(top + 1, bottom).map((l) => l.replace(/^› /, "").trim());
-}
-
-/** Waits until the composer shows exactly `rows`, or fails with the pane. */
-async function waitForComposer(s: TuiSession, rows: string[], timeoutMs = 10000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let pane = "";
-  while (Date.now() < deadline) {
-    pane = s.capture();
-    if (JSON.stringify(composerRows(pane)) === JSON.stringify(rows)) return pane;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(
-    `Timed out waiting for the composer to show ${JSON.stringify(rows)}; it shows ${
-      JSON.stringify(composerRows(pane))
-    }; the pane:\n${pane}`,
-  );
-}
-
-/** The placeholder an empty composer shows while no turn runs. */
-const EMPTY_COMPOSER = "ask anything · /help for commands";
-
-/** Sends `prompt` and waits for `answer` and the idle status line. */
-async function ask(s: TuiSession, prompt: string, answer: string): Promise<void> {
-  s.type(prompt);
-  s.keys("Enter");
-  await s.waitFor(answer);
-  await s.waitFor(/idle\s*$/m);
-  await waitForComposer(s, [EMPTY_COMPOSER]);
-}
 
 /** The text of the last user message of the mock's request `i`. */
 function sentPrompt(s: TuiSession, i: number): unknown {
