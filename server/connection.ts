@@ -33,6 +33,13 @@ export const MAX_SESSIONS = 64;
 
 /** Room a turn's failure message must have in a frame for a turn to be started at all. */
 const MIN_FAILURE_MESSAGE_CHARS = 64;
+/** The failure sent when a turn cannot start and the full reason does not fit a frame. */
+const SHORT_START_FAILURE = "cannot start the turn; see the server log";
+
+/** The UTF-8 bytes a string takes inside a JSON frame, escapes included, quotes excluded. */
+function encodedBytes(text: string): number {
+  return utf8Length(JSON.stringify(text)) - 2;
+}
 
 /** Exit statuses of a connection. */
 export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
@@ -183,21 +190,33 @@ export class Connection {
     message: string,
     fatal = false,
   ): Promise<void> {
-    const base = { type: "error", ...(requestId !== undefined ? { request_id: requestId } : {}) };
-    try {
-      await this.#sendConnection({ ...base, code, message, fatal });
-    } catch (e) {
-      if (!(e instanceof FrameTooLargeError)) throw e;
+    const id = requestId !== undefined ? { request_id: requestId } : {};
+    // Shorter and shorter: the full error, its code with the request_id, the bare code.
+    const attempts = [
+      { type: "error", ...id, code, message, fatal },
+      { type: "error", ...id, code, message: "see the server log", fatal },
+      { type: "error", code, message: "see the server log", fatal },
+    ];
+    for (const [i, event] of attempts.entries()) {
       try {
-        await this.#sendConnection({ ...base, code, message: "see the server log", fatal });
-      } catch (e2) {
-        if (!(e2 instanceof FrameTooLargeError)) throw e2;
+        await this.#sendConnection(event);
+        if (i > 0) {
+          this.#o.log(
+            `scv-server: a "${code}" error did not fit max_server_frame_bytes ` +
+              `(${this.#o.config.max_server_frame_bytes}); it was sent short: ${
+                clip(message, 500)
+              }`,
+          );
+        }
+        return;
+      } catch (e) {
+        if (!(e instanceof FrameTooLargeError)) throw e;
       }
-      this.#o.log(
-        `scv-server: a "${code}" error does not fit max_server_frame_bytes (${e.limit}): ` +
-          message.slice(0, 500),
-      );
     }
+    this.#o.log(
+      `scv-server: a "${code}" error cannot be sent within max_server_frame_bytes ` +
+        `(${this.#o.config.max_server_frame_bytes}): ${clip(message, 500)}`,
+    );
   }
 
   async #handleText(text: string): Promise<void> {
@@ -217,12 +236,12 @@ export class Connection {
       return;
     }
     const obj = json as Record<string, unknown>;
-    if (typeof obj.request_id === "string" && utf8Length(obj.request_id) > MAX_REQUEST_ID_BYTES) {
+    if (typeof obj.request_id === "string" && encodedBytes(obj.request_id) > MAX_REQUEST_ID_BYTES) {
       // Echoing it would make replies and turn events as large as the id: refuse without it.
       await this.#error(
         undefined,
         "invalid_request",
-        `request_id of ${utf8Length(obj.request_id)} bytes is longer than the ` +
+        `request_id takes ${encodedBytes(obj.request_id)} bytes in a frame, more than the ` +
           `${MAX_REQUEST_ID_BYTES} bytes scv accepts (request_id ${quoteInput(obj.request_id)})`,
       );
       return;
@@ -464,7 +483,21 @@ export class Connection {
           const message = `cannot start the turn: ${errorText(e)}`;
           this.#o.log(`scv-server: ${message}`);
           await emit({ type: "turn.started" });
-          await emit({ type: "turn.failed", code: "internal_error", message });
+          try {
+            await emit({
+              type: "turn.failed",
+              code: "internal_error",
+              message: clip(message, 500),
+            });
+          } catch (e2) {
+            if (!(e2 instanceof FrameTooLargeError)) throw e2;
+            // Short enough for any frame #fitsTurnEvents let this turn start with.
+            await emit({
+              type: "turn.failed",
+              code: "internal_error",
+              message: SHORT_START_FAILURE,
+            });
+          }
           return;
         }
         const { runTurn } = await import("./agent.ts");

@@ -52,9 +52,26 @@ export const MAX_QUOTED_CHARS = 120;
  * import { quoteInput } from "./error_text.ts";
  * assert.equal(quoteInput("turn.begin"), '"turn.begin"');
  * assert.equal(quoteInput("x".repeat(1000)), `"${"x".repeat(120)}…" (1000 characters)`);
+ * assert.equal(quoteInput('a"b\nc'), String.raw`"a\"b\nc"`); // quoted as JSON: unambiguous
+ * assert.match(quoteInput("\u{1F600}".repeat(100)), /\(100 characters\)$/); // code points
  * ```
  */
 export function quoteInput(text: string): string {
-  if (text.length <= MAX_QUOTED_CHARS) return `"${text}"`;
-  return `"${clip(text, MAX_QUOTED_CHARS)}" (${text.length} characters)`;
+  // JSON quoting, so quotes and newlines in the text cannot make the message ambiguous.
+  if (text.length <= MAX_QUOTED_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(clip(text, MAX_QUOTED_CHARS))} (${codePoints(text)} characters)`;
+}
+
+/** The number of code points in `text`, counted without allocating. */
+function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const h = text.charCodeAt(i - 1);
+      if (h >= 0xd800 && h <= 0xdbff) continue; // the second half of a pair
+    }
+    n++;
+  }
+  return n;
 }

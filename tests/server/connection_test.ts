@@ -431,7 +431,7 @@ Deno.test("a request_id over 256 bytes is refused without being echoed; 256 byte
     await p.send({ type: "initialize", request_id: "é".repeat(128) + "x", protocol_version: 1 });
     const ev = await p.nextOf("error");
     assertEquals([ev.code, "request_id" in ev, ev.fatal], ["invalid_request", false, false]);
-    assertMatch(ev.message, /^request_id of 257 bytes is longer than the 256 bytes scv accepts/);
+    assertMatch(ev.message, /^request_id takes 257 bytes in a frame, more than the 256 bytes/);
     const exact = "é".repeat(128);
     await p.send({ type: "initialize", request_id: exact, protocol_version: 1 });
     assertEquals((await p.nextOf("initialized")).request_id, exact);
@@ -464,5 +464,33 @@ Deno.test("a server frame limit too small for session.started refuses the sessio
     // The session was never announced, so it does not exist; the connection still answers.
     await p.send({ type: "nope", request_id: "n" });
     assertEquals((await p.nextOf("error")).request_id, "n");
+  });
+});
+
+Deno.test("a request_id is measured as it sits in a frame: escapes count", async () => {
+  await withProc({}, async (p) => {
+    // 43 control characters are 43 bytes of UTF-8 but 258 bytes once escaped (\u0001 each).
+    await p.send({ type: "initialize", request_id: "\u0001".repeat(43), protocol_version: 1 });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, "request_id" in ev], ["invalid_request", false]);
+    assertMatch(ev.message, /^request_id takes 258 bytes in a frame/);
+    await p.send({ type: "initialize", request_id: "\u0001".repeat(42), protocol_version: 1 });
+    assertEquals((await p.nextOf("initialized")).request_id, "\u0001".repeat(42));
+  });
+});
+
+Deno.test("an error that cannot carry its request_id within a tiny frame limit still gets a reply", async () => {
+  await withProc({ config: { max_server_frame_bytes: 300 } }, async (p) => {
+    const id = "\u0001".repeat(40); // 240 bytes escaped: accepted, but no room to echo it
+    await p.send({ type: "nope", request_id: id });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, "request_id" in ev, ev.fatal], ["invalid_request", false, false]);
+    const logged = /a "invalid_request" error did not fit max_server_frame_bytes \(300\)/;
+    for (let i = 0; i < 40 && !logged.test(p.stderr); i++) {
+      await new Promise((r) => setTimeout(r, 50)); // stderr is read on its own
+    }
+    assertMatch(p.stderr, logged);
+    await p.send({ type: "initialize", request_id: "ok", protocol_version: 1 });
+    assertEquals((await p.nextOf("initialized")).request_id, "ok");
   });
 });
