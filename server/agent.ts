@@ -370,7 +370,12 @@ async function runToolCall(
       tool.run(args, {
         cwd: session.cwd,
         signal: runSignal,
-        limits: { maxOutputBytes: config.max_tool_output_bytes, timeoutMs },
+        // The cap the output will get anyway, so a tool that fits its own notes in the limit
+        // (read_file's footer, grep's count) is never cut again in the middle.
+        limits: {
+          maxOutputBytes: Math.min(config.max_tool_output_bytes, fieldBudget(config)),
+          timeoutMs,
+        },
         secretEnv: deps.secretEnv,
       }),
       abandoned,

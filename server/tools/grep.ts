@@ -12,6 +12,8 @@ import { directoryEnding, locate, readRisk } from "./workspace.ts";
 import { globMatcher } from "./glob_pattern.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
+import { clip } from "../error_text.ts";
+import { utf8Length } from "../utf8.ts";
 import type { GrepReply, GrepRequest } from "./grep_search.ts";
 // Does nothing here; it puts the worker's module in the graph that `deno compile` embeds.
 import "./grep_worker.ts";
@@ -152,10 +154,12 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       : matched === 1
       ? "1 line matches"
       : `${matched} lines match`;
-    notes.push(
-      `${count} "${args.pattern}" (the first at ${first}), but none fits in the ` +
-        `${ctx.limits.maxOutputBytes}-byte output limit; narrow the search`,
-    );
+    const limit = ctx.limits.maxOutputBytes;
+    const full =
+      `${count} "${clip(args.pattern, 60)}" (the first at ${clip(String(first), 80)}), ` +
+      `but none fits in the ${limit}-byte output limit; narrow the search`;
+    // At a tiny limit even the note must fit, or the output cap would cut it in the middle.
+    notes.push(utf8Length(full) <= limit ? full : `${count}; none fits in ${limit} bytes`);
   } else if (stop === "matches") {
     notes.push(`[Stopped after ${MAX_GREP_MATCHES} matching lines; narrow the search]`);
   } else if (stop === "bytes") {

@@ -9,17 +9,12 @@ import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { directoryEnding, locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
+import { utf8Length } from "../utf8.ts";
 
 /** Lines shown when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
 /** Characters of one line shown; the rest is cut with a note, so minified files stay readable. */
 export const MAX_LINE_CHARS = 2000;
-
-const encoder = new TextEncoder();
-
-function byteLength(s: string): number {
-  return encoder.encode(s).length;
-}
 
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace or absolute"),
@@ -96,7 +91,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       return false;
     }
     const text = numbered(lineNo, line);
-    const size = byteLength(text);
+    const size = utf8Length(text);
     if (shownBytes + size > ctx.limits.maxOutputBytes) {
       lineNo--;
       stop = "bytes";
@@ -205,8 +200,8 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
   };
   let note = footer(lineNo);
   const max = ctx.limits.maxOutputBytes;
-  while (note !== undefined && shown.length > 0 && shownBytes + byteLength(note) > max) {
-    shownBytes -= byteLength(shown.pop()!);
+  while (note !== undefined && shown.length > 0 && shownBytes + utf8Length(note) > max) {
+    shownBytes -= utf8Length(shown.pop()!);
     stop = "bytes";
     note = footer(offset + shown.length - 1);
   }

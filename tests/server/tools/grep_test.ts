@@ -181,6 +181,18 @@ Deno.test("grep never says no matches when matching lines do not fit the output 
   });
 });
 
+Deno.test("grep's none-fits note fits tiny limits too, with a long pattern cut short", async () => {
+  const pattern = "handleClickEvent" + "x?".repeat(100);
+  await withTree({ "a.txt": `handleClickEvent ${"y".repeat(300)}\n`.repeat(5) }, async (dir) => {
+    for (const limit of [40, 100, 256]) {
+      const r = await grepTool.run({ pattern }, context(dir, { maxOutputBytes: limit }));
+      assert.equal(r.truncated, true);
+      assert.ok(new TextEncoder().encode(r.output).length <= limit, `${limit}: ${r.output}`);
+      assert.ok(r.output.startsWith("5 lines match"), `${limit}: ${r.output}`);
+    }
+  });
+});
+
 Deno.test("grep counts at most its match limit when no matching line fits", async () => {
   await withTree({ "a.txt": `match ${"x".repeat(300)}\n`.repeat(1500) }, async (dir) => {
     const r = await grepTool.run({ pattern: "match" }, context(dir, { maxOutputBytes: 256 }));

@@ -6,12 +6,13 @@ import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { withServer } from "../../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 
-Deno.test("read_file of a large file reaches the client whole-lined, with no bytes omitted", async () => {
+/** Reads the 1,899-line file of the audit through the server, and checks what arrives. */
+async function readBigFile(config: Record<string, unknown>): Promise<void> {
   const mock = await MockOpenAI.start([
     toolCalls([{ id: "r1", name: "read_file", arguments: { path: "big.txt" } }]),
     text("read it"),
   ]);
-  await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
+  await withServer(mock, { config: { approval_policy: "never", ...config } }, async (p) => {
     const { sessionId, cwd } = await p.open();
     // The audit's file: with the default 65536-byte limit it used to lose bytes in line 607.
     const lines = Array.from(
@@ -37,4 +38,13 @@ Deno.test("read_file of a large file reaches the client whole-lined, with no byt
     assertEquals(toolMsg.content, output);
     assertEquals(p.schemaErrors, []);
   });
+}
+
+Deno.test("read_file of a large file reaches the client whole-lined, with no bytes omitted", async () => {
+  await readBigFile({});
+});
+
+Deno.test("read_file stays whole-lined when a small frame limit, not max_tool_output_bytes, caps it", async () => {
+  // A 4096-byte frame leaves a tool's output far less room than the 65536-byte default limit.
+  await readBigFile({ max_server_frame_bytes: 4096 });
 });
