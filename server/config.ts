@@ -248,6 +248,8 @@ export function loadConfigOrReport(
 ): Config | undefined {
   try {
     const config = loadConfig(flags);
+    // The API key is read later, by the provider; look now, so a denial is in the warning.
+    readEnv(config.api_key_env);
     const denied = deniedEnvNames();
     if (denied.length > 0) {
       report(

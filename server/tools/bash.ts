@@ -36,7 +36,6 @@ import {
 } from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
-import { signalGroup } from "../process_group.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -149,13 +148,20 @@ async function killCall(root: number, marker: string): Promise<void> {
   } catch {
     // No bash to run the helper: the group alone, if Deno may signal.
   }
-  await signalGroup(root, "SIGKILL");
+  try {
+    Deno.kill(-root, "SIGKILL");
+  } catch {
+    // Nothing left to try; the caller still ends the call.
+  }
 }
 
 /** scv's environment without the secret variables. */
 function childEnv(secretEnv: readonly string[]): Record<string, string> {
   const env = Deno.env.toObject();
   for (const name of secretEnv) delete env[name];
+  // Set by `deno task` (and npm) for the directory scv was started from; a `deno task` the
+  // agent runs would go there instead of the directory the command is run in.
+  delete env.INIT_CWD;
   return env;
 }
 

@@ -231,6 +231,7 @@ Deno.test("exec without --allow-env warns that the environment is ignored instea
     }).output();
     const stderr = decoder.decode(out.stderr);
     assertMatch(stderr, /^scv: warning: cannot read .*OPENAI_BASE_URL.* without --allow-env/m);
+    assertMatch(stderr, /^scv: warning: cannot read .*OPENAI_API_KEY.* without --allow-env/m);
     assertEquals(out.code, 0, stderr);
     assertEquals(decoder.decode(out.stdout), "unused\n");
     assertEquals(mock.requests.length, 1, "the request went to the configured provider");

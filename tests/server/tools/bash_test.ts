@@ -232,6 +232,20 @@ Deno.test("bash hides the secret environment variables from the command", async 
   });
 });
 
+Deno.test("bash does not pass on INIT_CWD, so a deno task it runs stays in its own directory", async () => {
+  await withTempDir(async (dir) => {
+    const before = Deno.env.get("INIT_CWD");
+    Deno.env.set("INIT_CWD", "/somewhere/scv/started");
+    try {
+      const r = await bashTool.run({ command: 'echo "${INIT_CWD-unset}"' }, context(dir));
+      assert.deepEqual(r, { success: true, output: "unset\n", truncated: false });
+    } finally {
+      if (before === undefined) Deno.env.delete("INIT_CWD");
+      else Deno.env.set("INIT_CWD", before);
+    }
+  });
+});
+
 Deno.test("bash fails clearly when the workspace does not exist", async () => {
   await withTempDir(async (dir) => {
     const r = await bashTool.run({ command: "true" }, context(`${dir}/missing`));
