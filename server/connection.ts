@@ -181,8 +181,8 @@ export class Connection {
   /**
    * Sends an `error`. Messages quote client text only through {@link quoteInput}, so they stay
    * short; should one still not fit `max_server_frame_bytes` (a tiny configured limit), the code
-   * goes out with a short message instead, and failing that the error is logged: an error reply
-   * never ends the connection.
+   * goes out with a short message, then without the request_id, and failing even that the error
+   * is logged: an error reply never ends the connection.
    */
   async #error(
     requestId: string | undefined,
