@@ -14,10 +14,9 @@ export const PROTOCOL_VERSION = 1;
 
 /**
  * The longest `request_id` the server accepts, in UTF-8 bytes as encoded in a JSON frame
- * (escapes count). The protocol sets no bound, but
- * every reply and every event of a turn echoes the id, so an unbounded one could push any of
- * them past `max_server_frame_bytes`; a longer id is refused with an `invalid_request` that
- * cannot carry it.
+ * (escapes count). The protocol sets no bound, but every reply and every event of a turn
+ * echoes the id, so an unbounded one could push any of them past `max_server_frame_bytes`; a
+ * longer id is refused with an `invalid_request` that cannot carry it.
  */
 export const MAX_REQUEST_ID_BYTES = 256;
 
