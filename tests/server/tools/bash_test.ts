@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runToolInChild } from "../../support/tool_probe.ts";
 import { bashTool } from "../../../server/tools/bash.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
@@ -259,30 +260,16 @@ Deno.test("bash fails clearly when the workspace does not exist", async () => {
 
 Deno.test("bash without --allow-run names the missing permission", async () => {
   await withTempDir(async (dir) => {
-    const script = `${dir}/probe.ts`;
-    const bashUrl = new URL("../../../server/tools/bash.ts", import.meta.url).href;
-    await Deno.writeTextFile(
-      script,
-      `import { bashTool } from ${JSON.stringify(bashUrl)};
-const r = await bashTool.run({ command: "echo hi" }, {
-  cwd: ${JSON.stringify(dir)},
-  signal: new AbortController().signal,
-  limits: { maxOutputBytes: 1000, timeoutMs: 5000 },
-  secretEnv: [],
-});
-console.log(JSON.stringify(r));
-`,
+    const r = await runToolInChild(
+      "server/tools/bash.ts",
+      "bashTool",
+      { command: "echo hi" },
+      dir,
+      [
+        "--allow-read",
+        "--allow-env",
+      ],
     );
-    const config = new URL("../../../deno.json", import.meta.url).pathname;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--config", config, "--allow-read", "--allow-env", script],
-      stdout: "piped",
-      stderr: "piped",
-      stdin: "null",
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.equal(out.code, 0, stderr);
-    const r = JSON.parse(new TextDecoder().decode(out.stdout));
     assert.deepEqual(r, {
       success: false,
       output:

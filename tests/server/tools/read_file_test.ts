@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runToolInChild } from "../../support/tool_probe.ts";
 import { DEFAULT_LINE_LIMIT, readFileTool } from "../../../server/tools/read_file.ts";
 import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
 
@@ -206,29 +207,14 @@ Deno.test("read_file reads an approved file outside the workspace", async () => 
 
 Deno.test("read_file without --allow-read names the missing permission", async () => {
   await withTempDir(async (dir) => {
-    const script = `${dir}/probe.ts`;
-    const url = new URL("../../../server/tools/read_file.ts", import.meta.url).href;
-    await Deno.writeTextFile(
-      script,
-      `import { readFileTool } from ${JSON.stringify(url)};
-const r = await readFileTool.run({ path: "a.txt" }, {
-  cwd: ${JSON.stringify(dir)},
-  signal: new AbortController().signal,
-  limits: { maxOutputBytes: 1000, timeoutMs: 5000 },
-  secretEnv: [],
-});
-console.log(JSON.stringify(r));
-`,
+    const r = await runToolInChild(
+      "server/tools/read_file.ts",
+      "readFileTool",
+      { path: "a.txt" },
+      dir,
+      [],
     );
-    const config = new URL("../../../deno.json", import.meta.url).pathname;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--config", config, script],
-      stdout: "piped",
-      stderr: "piped",
-      stdin: "null",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+    assert.deepEqual(r, {
       success: false,
       output: `Permission denied: scv was started without --allow-read, so it cannot read "a.txt"`,
       truncated: false,
