@@ -208,6 +208,28 @@ async function waitUntil(ok: () => boolean, timeoutMs: number): Promise<boolean>
   return ok();
 }
 
+/**
+ * Presses Ctrl+D once `command` runs and asserts that the TUI exits 0 and no process with
+ * `command` in its command line is left within 3 s; whatever is left is killed either way.
+ */
+async function exitLeavesNoneOf(s: TuiSession, command: string): Promise<void> {
+  try {
+    assert(await waitUntil(() => pidsRunning(command).length > 0, 5000), "sleep started");
+    s.keys("C-d");
+    await s.waitFor("tui-exit-status=0");
+    const gone = await waitUntil(() => pidsRunning(command).length === 0, 3000);
+    assert(gone, `left running: ${command} (pids ${pidsRunning(command).join(", ")})`);
+  } finally {
+    for (const pid of pidsRunning(command)) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+}
+
 for (const spawnServer of [false, true]) {
   Deno.test(
     `e2e: Ctrl+D while a bash tool runs leaves none of its processes (${
@@ -222,24 +244,10 @@ for (const spawnServer of [false, true]) {
         config: { approval_policy: "never" },
         spawnServer,
       }, async (s) => {
-        try {
-          s.type("sleep for a while");
-          s.keys("Enter");
-          await s.waitFor("running bash");
-          assert(await waitUntil(() => pidsRunning(command).length > 0, 5000), "sleep started");
-          s.keys("C-d");
-          await s.waitFor("tui-exit-status=0");
-          const gone = await waitUntil(() => pidsRunning(command).length === 0, 3000);
-          assert(gone, `left running: ${command} (pids ${pidsRunning(command).join(", ")})`);
-        } finally {
-          for (const pid of pidsRunning(command)) {
-            try {
-              Deno.kill(pid, "SIGKILL");
-            } catch {
-              // Gone meanwhile.
-            }
-          }
-        }
+        s.type("sleep for a while");
+        s.keys("Enter");
+        await s.waitFor("running bash");
+        await exitLeavesNoneOf(s, command);
       });
     },
   );
@@ -251,21 +259,7 @@ Deno.test(
   async () => {
     const command = `sleep 4243${Math.floor(Math.random() * 1e6)}`;
     await withTui({ script: [], serverCommandPrefix: `${command} & ` }, async (s) => {
-      try {
-        assert(await waitUntil(() => pidsRunning(command).length > 0, 5000), "sleep started");
-        s.keys("C-d");
-        await s.waitFor("tui-exit-status=0");
-        const gone = await waitUntil(() => pidsRunning(command).length === 0, 3000);
-        assert(gone, `left running: ${command} (pids ${pidsRunning(command).join(", ")})`);
-      } finally {
-        for (const pid of pidsRunning(command)) {
-          try {
-            Deno.kill(pid, "SIGKILL");
-          } catch {
-            // Gone meanwhile.
-          }
-        }
-      }
+      await exitLeavesNoneOf(s, command);
     });
   },
 );
