@@ -2,6 +2,16 @@ import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { PeonClient } from "../../protocol/client.ts";
 import { handshake } from "../../tui/server_link.ts";
 
+/** The `initialized` reply to `req`. */
+function initialized(req: Record<string, unknown>) {
+  return {
+    type: "initialized",
+    request_id: req.request_id,
+    protocol_version: 1,
+    server: { name: "s", version: "0" },
+  };
+}
+
 /** A client whose "server" answers each request with `answer(request)`, or not at all. */
 function clientWith(answer: (req: Record<string, unknown>) => unknown | undefined) {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
@@ -39,16 +49,7 @@ Deno.test("handshake gives up in plain words when the server does not answer ini
 });
 
 Deno.test("handshake gives up when session.start gets no answer", async () => {
-  const client = clientWith((req) =>
-    req.type === "initialize"
-      ? {
-        type: "initialized",
-        request_id: req.request_id,
-        protocol_version: 1,
-        server: { name: "s", version: "0" },
-      }
-      : undefined
-  );
+  const client = clientWith((req) => req.type === "initialize" ? initialized(req) : undefined);
   const e = await assertRejects(() => handshake(client, "/w", 100));
   assert(e.message.includes('did not answer "session.start"'), e.message);
   await client.abort();
@@ -56,26 +57,19 @@ Deno.test("handshake gives up when session.start gets no answer", async () => {
 
 Deno.test("handshake resolves with session.started", async () => {
   const client = clientWith((req) =>
-    req.type === "initialize"
-      ? {
-        type: "initialized",
-        request_id: req.request_id,
-        protocol_version: 1,
-        server: { name: "s", version: "0" },
-      }
-      : {
-        type: "session.started",
-        request_id: req.request_id,
-        session_id: "s1",
-        cwd: "/w",
-        model: "m",
-        context_max_tokens: 1000,
-        max_server_frame_bytes: 8388608,
-        max_transcript_bytes: 1000,
-        max_transcript_items: 10,
-        max_prompt_history_bytes: 100,
-        max_prompt_history_items: 10,
-      }
+    req.type === "initialize" ? initialized(req) : {
+      type: "session.started",
+      request_id: req.request_id,
+      session_id: "s1",
+      cwd: "/w",
+      model: "m",
+      context_max_tokens: 1000,
+      max_server_frame_bytes: 8388608,
+      max_transcript_bytes: 1000,
+      max_transcript_items: 10,
+      max_prompt_history_bytes: 100,
+      max_prompt_history_items: 10,
+    }
   );
   const started = await handshake(client, "/w", 1000);
   assertEquals(started.session_id, "s1");
