@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { toolContext, withTempDir } from "./support.ts";
 import { runToolInChild } from "../../support/tool_probe.ts";
 import { bashTool } from "../../../server/tools/bash.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
@@ -8,22 +9,7 @@ function context(
   limits: Partial<ToolLimits> = {},
   extra: Partial<ToolContext> = {},
 ): ToolContext {
-  return {
-    cwd,
-    signal: new AbortController().signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 20_000, ...limits },
-    secretEnv: [],
-    ...extra,
-  };
-}
-
-async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_bash_test_" }));
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  return { ...toolContext(cwd, { limits: { timeoutMs: 20_000, ...limits } }), ...extra };
 }
 
 /** Whether `pid` is a live process (a zombie counts as gone: it can no longer run). */

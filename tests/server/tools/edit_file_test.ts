@@ -1,26 +1,10 @@
 import assert from "node:assert/strict";
+import { toolContext, withDirs } from "./support.ts";
 import { editFileTool } from "../../../server/tools/edit_file.ts";
 import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
 
 function context(cwd: string, limits: Partial<ToolLimits> = {}): ToolContext {
-  return {
-    cwd,
-    signal: new AbortController().signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 10_000, ...limits },
-    secretEnv: [],
-  };
-}
-
-/** A workspace `ws` and a directory `outside` next to it, both physical. */
-async function withDirs(fn: (ws: string, outside: string) => Promise<void>): Promise<void> {
-  const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_edit_test_" }));
-  try {
-    await Deno.mkdir(`${top}/ws`);
-    await Deno.mkdir(`${top}/outside`);
-    await fn(`${top}/ws`, `${top}/outside`);
-  } finally {
-    await Deno.remove(top, { recursive: true });
-  }
+  return toolContext(cwd, { limits });
 }
 
 const SOURCE = [

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
+import { toolContext } from "./support.ts";
 import { globTool, MAX_GLOB_RESULTS } from "../../../server/tools/glob.ts";
 import { globMatcher, globScope } from "../../../server/tools/glob_pattern.ts";
 import { type ToolContext, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(cwd: string, signal = new AbortController().signal): ToolContext {
-  return {
-    cwd,
-    signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 10_000 },
-    secretEnv: [],
-  };
+  return toolContext(cwd, { signal });
 }
 
 /** A workspace holding `files` (path → content). */

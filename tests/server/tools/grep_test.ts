@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { toolContext } from "./support.ts";
 import { grepTool, MAX_GREP_LINE_CHARS, MAX_GREP_MATCHES } from "../../../server/tools/grep.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
@@ -7,12 +8,7 @@ function context(
   limits: Partial<ToolLimits> = {},
   signal = new AbortController().signal,
 ): ToolContext {
-  return {
-    cwd,
-    signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 10_000, ...limits },
-    secretEnv: [],
-  };
+  return toolContext(cwd, { limits, signal });
 }
 
 /** A temporary directory holding `files` (path → content). */

@@ -1,24 +1,11 @@
 import assert from "node:assert/strict";
+import { toolContext, withTempDir } from "./support.ts";
 import { runToolInChild } from "../../support/tool_probe.ts";
 import { DEFAULT_LINE_LIMIT, readFileTool } from "../../../server/tools/read_file.ts";
 import type { ToolContext, ToolLimits } from "../../../server/tools/tool.ts";
 
 function context(cwd: string, limits: Partial<ToolLimits> = {}): ToolContext {
-  return {
-    cwd,
-    signal: new AbortController().signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 10_000, ...limits },
-    secretEnv: [],
-  };
-}
-
-async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_read_test_" }));
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  return toolContext(cwd, { limits });
 }
 
 Deno.test("read_file summary shows the path as given", () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withDirs } from "./support.ts";
 import {
   displayPath,
   isInside,
@@ -9,18 +10,6 @@ import {
   writeTarget,
 } from "../../../server/tools/workspace.ts";
 import { atomicWrite, OutsideWorkspaceError } from "../../../server/tools/atomic_write.ts";
-
-/** A workspace and a sibling directory outside it, both physical. */
-async function withDirs(fn: (ws: string, outside: string) => Promise<void>): Promise<void> {
-  const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_ws_test_" }));
-  try {
-    await Deno.mkdir(`${top}/ws`);
-    await Deno.mkdir(`${top}/outside`);
-    await fn(`${top}/ws`, `${top}/outside`);
-  } finally {
-    await Deno.remove(top, { recursive: true });
-  }
-}
 
 Deno.test("isInside accepts the root and its descendants only", () => {
   assert.ok(isInside("/ws", "/ws"));

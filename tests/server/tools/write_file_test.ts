@@ -1,26 +1,10 @@
 import assert from "node:assert/strict";
+import { toolContext, withDirs } from "./support.ts";
 import { writeFileTool } from "../../../server/tools/write_file.ts";
 import type { ToolContext } from "../../../server/tools/tool.ts";
 
 function context(cwd: string): ToolContext {
-  return {
-    cwd,
-    signal: new AbortController().signal,
-    limits: { maxOutputBytes: 65536, timeoutMs: 10_000 },
-    secretEnv: [],
-  };
-}
-
-/** A workspace `ws` and a directory `outside` next to it, both physical. */
-async function withDirs(fn: (ws: string, outside: string) => Promise<void>): Promise<void> {
-  const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv_write_test_" }));
-  try {
-    await Deno.mkdir(`${top}/ws`);
-    await Deno.mkdir(`${top}/outside`);
-    await fn(`${top}/ws`, `${top}/outside`);
-  } finally {
-    await Deno.remove(top, { recursive: true });
-  }
+  return toolContext(cwd);
 }
 
 function names(dir: string): string[] {
