@@ -75,9 +75,7 @@ export function createContextManager(config: Config): ContextManager {
         );
       }
       if (plan.kind === "compacted") {
-        session.history = plan.history;
-        turn.start = plan.newTurnStart;
-        session.compactedMessages += plan.removedMessages;
+        dropOldest(session, turn, plan);
         await emit({
           type: "context.compacted",
           before_tokens: plan.beforeTokens,
@@ -104,9 +102,7 @@ export function createContextManager(config: Config): ContextManager {
             `(${config.max_history_bytes})`,
         );
       }
-      session.history = r.history;
-      turn.start = r.newTurnStart;
-      session.compactedMessages += r.removedMessages;
+      dropOldest(session, turn, r);
       await emit({
         type: "session.trimmed",
         removed_messages: r.removedMessages,
@@ -120,4 +116,15 @@ export function createContextManager(config: Config): ContextManager {
       void counter.then((c) => c.calibrate(estimate, promptTokens));
     },
   };
+}
+
+/** Puts a shortened history in place, for compaction and trimming alike. */
+function dropOldest(
+  session: Session,
+  turn: TurnCursor,
+  cut: { history: ChatMessage[]; newTurnStart: number; removedMessages: number },
+): void {
+  session.history = cut.history;
+  turn.start = cut.newTurnStart;
+  session.compactedMessages += cut.removedMessages;
 }
