@@ -494,3 +494,18 @@ Deno.test("an error that cannot carry its request_id within a tiny frame limit s
     assertEquals((await p.nextOf("initialized")).request_id, "ok");
   });
 });
+
+Deno.test("a turn that could not end within the frame limit is refused before it starts", async () => {
+  await withProc({ config: { max_server_frame_bytes: 400 } }, async (p) => {
+    await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
+    await p.nextOf("initialized");
+    await p.send({ type: "session.start", request_id: "s", cwd: "/" });
+    const { session_id } = await p.nextOf("session.started");
+    // 200 bytes is a legal request_id, but with it even a short turn.failed would not fit.
+    await p.send({ type: "turn.start", request_id: "r".repeat(200), session_id, prompt: "hi" });
+    const ev = await p.nextOf("error");
+    assertEquals([ev.code, ev.request_id], ["invalid_request", "r".repeat(200)]);
+    assertMatch(ev.message, /would not fit max_server_frame_bytes \(400\)/);
+    assertEquals(p.events.filter((e) => e.type === "turn.started"), []);
+  });
+});
