@@ -11,6 +11,7 @@ import { FrameTooLargeError } from "../protocol/ndjson.ts";
 import type { Config } from "./config.ts";
 import type { Session } from "./session.ts";
 import {
+  type AssistantMessage,
   type ChatMessage,
   type ChatToolCall,
   type Provider,
@@ -82,31 +83,7 @@ export async function runTurn(
       }
       const messages = await deps.context.fit(session, turn, deps, emit, signal);
       steps++;
-      let response;
-      try {
-        response = await deps.provider.complete({
-          model: config.model,
-          messages,
-          tools: deps.tools.specs(),
-          signal,
-          onDelta: async (text) => {
-            try {
-              await emit({ type: "assistant.delta", content: text }, signal);
-            } catch (e) {
-              if (e instanceof FrameTooLargeError) {
-                throw new TurnFailure(
-                  "response_limit",
-                  `assistant delta of ${e.bytes} bytes does not fit max_server_frame_bytes (${e.limit})`,
-                );
-              }
-              throw e;
-            }
-          },
-        });
-      } catch (e) {
-        if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
-        throw e;
-      }
+      const response = await callProvider(deps, messages, signal, emit);
       if (response.usage) {
         const { prompt_tokens, completion_tokens } = response.usage;
         if (prompt_tokens !== undefined) {
@@ -130,12 +107,8 @@ export async function runTurn(
         }
         throw e;
       }
-      const calls = response.toolCalls;
-      session.history.push(
-        calls.length > 0
-          ? { role: "assistant", content: response.content || null, tool_calls: calls }
-          : { role: "assistant", content: response.content },
-      );
+      const calls = response.message.tool_calls ?? [];
+      session.history.push(response.message);
       if (calls.length === 0) {
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
@@ -167,6 +140,58 @@ export async function runTurn(
     const failure = e instanceof TurnFailure ? e : new TurnFailure("internal_error", errorText(e));
     await emitFailure(emit, failure, fieldBudget(config));
   }
+}
+
+/** One provider call's outcome, as the loop uses it. */
+interface StepResponse {
+  content: string;
+  message: AssistantMessage;
+  usage?: ProviderUsage;
+}
+
+/** Pulls one provider call's events, streaming its text as `assistant.delta`. */
+async function callProvider(
+  deps: TurnDeps,
+  messages: ChatMessage[],
+  signal: AbortSignal,
+  emit: TurnEmit,
+): Promise<StepResponse> {
+  let content = "";
+  let usage: ProviderUsage | undefined;
+  try {
+    for await (
+      const ev of deps.provider.stream({
+        model: deps.config.model,
+        messages,
+        tools: deps.tools.specs(),
+        signal,
+      })
+    ) {
+      if (ev.type === "text") {
+        content += ev.text;
+        try {
+          await emit({ type: "assistant.delta", content: ev.text }, signal);
+        } catch (e) {
+          if (e instanceof FrameTooLargeError) {
+            throw new TurnFailure(
+              "response_limit",
+              `assistant delta of ${e.bytes} bytes does not fit max_server_frame_bytes (${e.limit})`,
+            );
+          }
+          throw e;
+        }
+      } else if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
+      else if (ev.type === "done") {
+        const response: StepResponse = { content, message: ev.message };
+        if (usage) response.usage = usage;
+        return response;
+      }
+    }
+  } catch (e) {
+    if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
+    throw e;
+  }
+  throw new TurnFailure("provider_error", "Provider stream ended without a final message");
 }
 
 /** Emits `turn.failed` with its message bounded so the frame always fits. */
