@@ -299,6 +299,16 @@ export class Connection {
           return await this.#approvalResolve(msg);
         case "session.clear":
           return await this.#sessionClear(msg);
+        case "session.list":
+        case "session.history":
+        case "session.compact":
+        case "session.configure":
+          // Declared in protocol/ (docs/sessions.md); this server does not record sessions yet.
+          return await this.#error(
+            msg.request_id,
+            "invalid_request",
+            `"${msg.type}" is not supported by this server yet`,
+          );
       }
     } catch (e) {
       if (
@@ -339,6 +349,13 @@ export class Connection {
 
   async #sessionStart(msg: ClientMessageOf<"session.start">): Promise<void> {
     const { cwd } = msg;
+    if (msg.resume !== undefined) {
+      return await this.#error(
+        msg.request_id,
+        "invalid_request",
+        "this server does not record sessions yet, so it cannot resume one",
+      );
+    }
     if (!cwd.startsWith("/")) {
       return await this.#error(
         msg.request_id,
