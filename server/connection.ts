@@ -75,6 +75,8 @@ export class Connection {
   #o: ConnectionOptions;
   #writer: FrameWriter;
   #initialized = false;
+  /** The optional turn events the client asked for in `initialize` (scv 0.2). */
+  #capabilities: { reasoning?: boolean | undefined; notices?: boolean | undefined } = {};
   #sessions = new Map<string, Session>();
   #turns = new Set<Promise<void>>();
   #input: ReadableStreamDefaultReader<import("../protocol/ndjson.ts").DecodedFrame>;
@@ -338,6 +340,7 @@ export class Connection {
       return;
     }
     this.#initialized = true;
+    this.#capabilities = msg.capabilities ?? {};
     await this.#sendConnection({
       type: "initialized",
       request_id: msg.request_id,
@@ -505,6 +508,8 @@ export class Connection {
           systemPrompt,
           approvals: peonApprovals(session, turn),
           signal: controller.signal,
+          reasoning: this.#capabilities.reasoning === true,
+          notices: this.#capabilities.notices === true,
         });
       } catch (e) {
         this.#o.log(
