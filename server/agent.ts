@@ -218,8 +218,16 @@ class ToolAbandonedError extends Error {
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
 const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
 
-/** Whether a call of this risk asks for approval under the policy. */
-export function needsApproval(policy: Config["approval_policy"], risk: string): boolean {
+/**
+ * Whether a call of this risk asks for approval under the policy. Under `auto` the tool decides
+ * (`autoApproved`: workspace writes, sandboxed bash); a tool that does not only lets reads run.
+ */
+export function needsApproval(
+  policy: Config["approval_policy"],
+  risk: Risk,
+  tool?: Pick<AnyTool, "autoApproved">,
+): boolean {
+  if (policy === "auto") return !(tool?.autoApproved?.(risk) ?? risk === "read");
   return policy === "always" || (policy === "on-risk" && risk !== "read");
 }
 
@@ -306,7 +314,7 @@ async function runToolCall(
       truncated: false,
     });
   }
-  if (needsApproval(config.approval_policy, risk)) {
+  if (needsApproval(config.approval_policy, risk, tool)) {
     const approvalId = crypto.randomUUID();
     const approval = session.waitForApproval(approvalId, signal);
     approval.catch(() => {}); // observed below; avoid an unhandled rejection on early abort
@@ -318,6 +326,7 @@ async function runToolCall(
       risk,
       cwd: session.cwd,
       summary: truncateText(summary, Math.min(budget, 64 * 1024)).text,
+      ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
     }, signal);
     const approved = await approval;
     if (!approved) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SandboxReport } from "./sandbox/mod.ts";
 import { clip, errorText, quoteInput } from "./error_text.ts";
 import { encodeFrame, FrameTooLargeError, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
@@ -52,6 +53,8 @@ export interface ConnectionOptions {
   /** Loaded on first use, so the handshake does not wait for tools and providers. */
   deps: () => Promise<ConnectionDeps>;
   log: (line: string) => void;
+  /** `session.started.sandbox` for a workspace (physical); absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
 }
 
 /** What turns run with; the system prompt is built per workspace. */
@@ -388,6 +391,7 @@ export class Connection {
       max_transcript_items: c.max_transcript_items,
       max_prompt_history_bytes: c.max_prompt_history_bytes,
       max_prompt_history_items: c.max_prompt_history_items,
+      ...(this.#o.sandbox ? { sandbox: (await this.#o.sandbox())(canonical) } : {}),
     };
     try {
       await this.#sendConnection(started);

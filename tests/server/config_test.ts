@@ -53,6 +53,11 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_transcript_items: 10000,
     max_prompt_history_bytes: 1048576,
     max_prompt_history_items: 200,
+    sandbox: "auto",
+    sandbox_network: false,
+    sandbox_writable_roots: [],
+    sandbox_deny_read: ["~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "~/.netrc"],
+    shell_env_passthrough: [],
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
