@@ -11,7 +11,14 @@ import type { Session } from "./session.ts";
 import type { ChatMessage } from "./provider/types.ts";
 import { type TurnEmit, TurnFailure } from "./agent.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
-import { planCompaction, REPLY_PRIMING_TOKENS, TokenCounter, trimHistory } from "./context/mod.ts";
+import {
+  planCompaction,
+  REPLY_PRIMING_TOKENS,
+  TokenCounter,
+  type TokenizerName,
+  trimHistory,
+  usesO200k,
+} from "./context/mod.ts";
 
 /** Where the current turn begins in the history; moved when older messages are removed. */
 export interface TurnCursor {
@@ -32,8 +39,10 @@ export interface ContextManager {
   trim(session: Session, turn: TurnCursor, emit: TurnEmit, signal: AbortSignal): Promise<void>;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
-  /** Settles once the tokenizer is loaded (or the estimate is in place). */
+  /** Settled: the tokenizer loads on first need, inside `fit`. */
   readonly ready: Promise<void>;
+  /** What the last `fit` counted with: `"upper_bound"` until the real tokenizer was needed. */
+  readonly tokenizer: TokenizerName | undefined;
 }
 
 /**
@@ -44,30 +53,68 @@ export function answerReserve(contextMaxTokens: number): number {
   return Math.min(8192, Math.floor(contextMaxTokens / 5));
 }
 
-/** Builds the context manager for a configuration; the tokenizer loads in the background. */
+/** The most tokens a prompt may take: the window less {@link answerReserve}. */
+function maxPromptTokens(config: Config): number {
+  return config.context_max_tokens - answerReserve(config.context_max_tokens);
+}
+
+/**
+ * Builds the context manager for a configuration. The `o200k_base` tokenizer is loaded only
+ * when a prompt's upper bound (see `TokenCounter.upperBound`) does not fit: a short session never
+ * pays its ~100 ms and ~60 MB.
+ */
 export function createContextManager(config: Config): ContextManager {
-  const counter = TokenCounter.create(config.model);
-  counter.catch(() => {}); // create() falls back to an estimate itself; never unhandled
+  const bound = usesO200k(config.model) ? TokenCounter.upperBound(config.model) : undefined;
+  let counter: TokenCounter | undefined; // the real one (or the estimate), once loaded
+  let loading: Promise<TokenCounter> | undefined;
   let systemMessage: ChatMessage = { role: "system", content: "" };
   const estimates = new WeakMap<ChatMessage[], number>();
+  // Prompts planned with the bound have no real estimate; the newest one's reported size
+  // calibrates the real counter when it loads.
+  const boundPlans = new WeakSet<ChatMessage[]>();
+  let pending: { messages: ChatMessage[]; promptTokens: number } | undefined;
+  let used: TokenCounter | undefined;
+
+  const planWith = (c: TokenCounter, session: Session, turn: TurnCursor, tools: ToolRegistry) =>
+    planCompaction(session.history, {
+      turnStart: turn.start,
+      countMessage: c.countMessage,
+      fixedTokens: c.countMessage(systemMessage) + c.countTools(tools.specs()) +
+        REPLY_PRIMING_TOKENS,
+      maxTokens: Math.max(1, maxPromptTokens(config)),
+    });
+  const load = async (tools: ToolRegistry): Promise<TokenCounter> => {
+    const c = await (loading ??= TokenCounter.create(config.model));
+    if (counter === undefined) {
+      counter = c;
+      if (pending) {
+        const { messages, promptTokens } = pending;
+        pending = undefined;
+        c.calibrate(c.countPrompt(messages, 0, c.countTools(tools.specs())), promptTokens);
+      }
+    }
+    return c;
+  };
 
   return {
-    ready: counter.then(() => {}, () => {}),
+    ready: Promise.resolve(),
+    get tokenizer() {
+      return used?.tokenizer;
+    },
     async fit(session, turn, deps, emit, signal) {
-      const c = await counter;
       if (systemMessage.content !== deps.systemPrompt) {
         systemMessage = { role: "system", content: deps.systemPrompt };
       }
-      const fixedTokens = c.countMessage(systemMessage) + c.countTools(deps.tools.specs()) +
-        REPLY_PRIMING_TOKENS;
-      const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
-      const plan = planCompaction(session.history, {
-        turnStart: turn.start,
-        countMessage: c.countMessage,
-        fixedTokens,
-        maxTokens: Math.max(1, maxTokens),
-      });
+      let c = counter ?? bound ?? await load(deps.tools);
+      let plan = planWith(c, session, turn, deps.tools);
+      if (c === bound && plan.kind !== "fits") {
+        c = await load(deps.tools);
+        signal.throwIfAborted();
+        plan = planWith(c, session, turn, deps.tools);
+      }
+      used = c;
       if (plan.kind === "context_limit") {
+        const maxTokens = maxPromptTokens(config);
         throw new TurnFailure(
           "context_limit",
           `the current turn needs about ${plan.minTokens} tokens of context, more than the ${maxTokens} ` +
@@ -85,7 +132,8 @@ export function createContextManager(config: Config): ContextManager {
       }
       const messages = [systemMessage, ...session.history];
       // The plan already counted this prompt; calibration compares it with the reported size.
-      estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
+      if (c === bound) boundPlans.add(messages);
+      else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
       return messages;
     },
 
@@ -112,8 +160,8 @@ export function createContextManager(config: Config): ContextManager {
 
     calibrate(messages, promptTokens) {
       const estimate = estimates.get(messages);
-      if (estimate === undefined) return;
-      void counter.then((c) => c.calibrate(estimate, promptTokens));
+      if (estimate !== undefined) counter?.calibrate(estimate, promptTokens);
+      else if (boundPlans.has(messages)) pending = { messages, promptTokens };
     },
   };
 }
