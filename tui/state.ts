@@ -507,6 +507,8 @@ function applyCleanEvent(state: ClientState, event: ServerEvent): Effect[] {
   if (event.type === "error") {
     return applyError(state, event);
   }
+  // A reply to no session (scv 0.2's session.list); this view does not ask for it.
+  if (event.type === "session.list") return effects;
   // Every other event belongs to a session.
   if (!state.session || event.session_id !== state.session.id) return effects;
   const seq = sessionEventSeq(event);
@@ -553,7 +555,8 @@ function applyCleanEvent(state: ClientState, event: ServerEvent): Effect[] {
   }
   // Turn events: only for the running turn.
   const turn = state.turn;
-  if (!turn || !("turn_id" in event)) return effects;
+  // (A context.compacted without turn_id answers session.compact, not a turn.)
+  if (!turn || !("turn_id" in event) || event.turn_id === undefined) return effects;
   if (turn.turnId === undefined) {
     if (event.request_id !== turn.requestId) return effects;
     turn.turnId = event.turn_id;
