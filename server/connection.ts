@@ -5,7 +5,7 @@
  * @module
  */
 import { clip, errorText, quoteInput } from "./error_text.ts";
-import { encodeFrame, FrameTooLargeError, NdjsonDecoderStream } from "../protocol/ndjson.ts";
+import { FrameTooLargeError, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
 import {
   type ErrorCode,
@@ -16,7 +16,10 @@ import {
 } from "../protocol/constants.ts";
 import { checkInitialize } from "../protocol/initialize_check.ts";
 import type { Config } from "./config.ts";
-import type { TurnDeps } from "./agent.ts";
+import type { AgentDeps } from "./agent/deps.ts";
+import { peonApprovals } from "./connection/approvals.ts";
+import { sessionStartedBody } from "./connection/session_started.ts";
+import { Turn, type TurnEndObserver } from "./turn.ts";
 import { Session } from "./session.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 import { utf8Length } from "./utf8.ts";
@@ -30,11 +33,6 @@ export const SEND_TIMEOUT_MS = 3000;
 export const GRACE_MS = 3000;
 /** Sessions one connection may open; the protocol has no way to close one. */
 export const MAX_SESSIONS = 64;
-
-/** Room a turn's failure message must have in a frame for a turn to be started at all. */
-const MIN_FAILURE_MESSAGE_CHARS = 64;
-/** The failure sent when a turn cannot start and the full reason does not fit a frame. */
-const SHORT_START_FAILURE = "cannot start the turn; see the server log";
 
 /** The UTF-8 bytes a string takes inside a JSON frame, escapes included, quotes excluded. */
 function encodedBytes(text: string): number {
@@ -52,10 +50,12 @@ export interface ConnectionOptions {
   /** Loaded on first use, so the handshake does not wait for tools and providers. */
   deps: () => Promise<ConnectionDeps>;
   log: (line: string) => void;
+  /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
+  onTurnEnd?: TurnEndObserver;
 }
 
 /** What turns run with; the system prompt is built per workspace. */
-export type ConnectionDeps = Omit<TurnDeps, "systemPrompt"> & {
+export type ConnectionDeps = Omit<AgentDeps, "systemPrompt" | "approvals" | "signal"> & {
   systemPrompt: (cwd: string) => Promise<string>;
 };
 
@@ -299,6 +299,16 @@ export class Connection {
           return await this.#approvalResolve(msg);
         case "session.clear":
           return await this.#sessionClear(msg);
+        case "session.list":
+        case "session.history":
+        case "session.compact":
+        case "session.configure":
+          // Declared in protocol/ (docs/sessions.md); this server does not record sessions yet.
+          return await this.#error(
+            msg.request_id,
+            "invalid_request",
+            `"${msg.type}" is not supported by this server yet`,
+          );
       }
     } catch (e) {
       if (
@@ -339,6 +349,13 @@ export class Connection {
 
   async #sessionStart(msg: ClientMessageOf<"session.start">): Promise<void> {
     const { cwd } = msg;
+    if (msg.resume !== undefined) {
+      return await this.#error(
+        msg.request_id,
+        "invalid_request",
+        "this server does not record sessions yet, so it cannot resume one",
+      );
+    }
     if (!cwd.startsWith("/")) {
       return await this.#error(
         msg.request_id,
@@ -375,19 +392,10 @@ export class Connection {
       return await this.#error(msg.request_id, "invalid_request", why);
     }
     const session = new Session(canonical);
-    const c = this.#o.config;
     const started = {
       type: "session.started",
       request_id: msg.request_id,
-      session_id: session.id,
-      cwd: canonical,
-      model: c.model,
-      context_max_tokens: c.context_max_tokens,
-      max_server_frame_bytes: c.max_server_frame_bytes,
-      max_transcript_bytes: c.max_transcript_bytes,
-      max_transcript_items: c.max_transcript_items,
-      max_prompt_history_bytes: c.max_prompt_history_bytes,
-      max_prompt_history_items: c.max_prompt_history_items,
+      ...sessionStartedBody(session, this.#o.config),
     };
     try {
       await this.#sendConnection(started);
@@ -445,7 +453,7 @@ export class Connection {
     const turnId = crypto.randomUUID();
     const controller = new AbortController();
     const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
-    if (!this.#fitsTurnEvents(envelope)) {
+    if (!Turn.canEnd(envelope, this.#o.config.max_server_frame_bytes)) {
       return await this.#error(
         msg.request_id,
         "invalid_request",
@@ -454,24 +462,24 @@ export class Connection {
       );
     }
     const writer = this.#writer;
-    const emit = async (
-      event: Record<string, unknown> & { type: string },
-      signal?: AbortSignal,
-    ) => {
-      const { type, ...rest } = event;
-      // session.trimmed belongs to the session, not the turn: no turn_id.
-      const frame = type === "session.trimmed"
-        ? { type, request_id: msg.request_id, session_id: session.id, seq: 0, ...rest }
-        : { type, ...envelope, seq: 0, ...rest };
-      await writer.send(frame, { seq: session.seq, ...(signal ? { signal } : {}) });
-    };
-    const turn = {
+    const turn = new Turn({
+      session,
+      requestId: msg.request_id,
+      prompt: msg.prompt,
+      id: turnId,
+      maxFrameBytes: this.#o.config.max_server_frame_bytes,
+      ...(this.#o.onTurnEnd ? { onEnd: this.#o.onTurnEnd } : {}),
+      sink: async (event, signal) => {
+        await writer.send(event, signal ? { signal } : {});
+      },
+    });
+    const active = {
       id: turnId,
       requestId: msg.request_id,
       controller,
       done: Promise.resolve(),
     };
-    session.turn = turn;
+    session.turn = active;
     const task = (async () => {
       try {
         let deps;
@@ -482,56 +490,33 @@ export class Connection {
         } catch (e) {
           const message = `cannot start the turn: ${errorText(e)}`;
           this.#o.log(`scv-server: ${message}`);
-          await emit({ type: "turn.started" });
-          try {
-            await emit({
-              type: "turn.failed",
-              code: "internal_error",
-              message: clip(message, 500),
-            });
-          } catch (e2) {
-            if (!(e2 instanceof FrameTooLargeError)) throw e2;
-            // Short enough for any frame #fitsTurnEvents let this turn start with.
-            await emit({
-              type: "turn.failed",
-              code: "internal_error",
-              message: SHORT_START_FAILURE,
-            });
-          }
+          turn.begin();
+          await turn.emit("turn.started", {});
+          await turn.finish({
+            type: "turn.failed",
+            code: "internal_error",
+            message: clip(message, 500),
+          });
           return;
         }
-        const { runTurn } = await import("./agent.ts");
-        await runTurn(session, msg.prompt, controller.signal, emit, { ...deps, systemPrompt });
+        const { runTurn } = await import("./agent/run_turn.ts");
+        await runTurn(turn, {
+          ...deps,
+          systemPrompt,
+          approvals: peonApprovals(session, turn),
+          signal: controller.signal,
+        });
       } catch (e) {
         this.#o.log(
           `scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`,
         );
       } finally {
-        if (session.turn === turn) session.turn = undefined;
+        if (session.turn === active) session.turn = undefined;
       }
     })();
-    turn.done = task;
+    active.done = task;
     this.#turns.add(task);
     void task.finally(() => this.#turns.delete(task));
-  }
-
-  /**
-   * Whether a turn with this envelope can always end: its `turn.failed` with a short message
-   * must fit the frame limit, or a client could wait forever for a terminal event.
-   */
-  #fitsTurnEvents(envelope: Record<string, string>): boolean {
-    try {
-      encodeFrame({
-        type: "turn.failed",
-        ...envelope,
-        seq: Number.MAX_SAFE_INTEGER,
-        code: "internal_error",
-        message: "x".repeat(MIN_FAILURE_MESSAGE_CHARS),
-      }, this.#o.config.max_server_frame_bytes);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   async #turnCancel(msg: ClientMessageOf<"turn.cancel">): Promise<void> {

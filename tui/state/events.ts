@@ -111,7 +111,8 @@ export const EVENT_HANDLERS: EventTable = {
         maxBytes: event.max_transcript_bytes,
       };
       state.connection = "ready";
-      state.lastSeq = 0;
+      // A resumed session's seq goes on from what it recorded.
+      state.lastSeq = event.last_seq ?? 0;
       state.history.setLimits({
         maxItems: event.max_prompt_history_items,
         maxBytes: event.max_prompt_history_bytes,
@@ -312,7 +313,8 @@ function checkSeq(state: ClientState, event: ServerEvent): boolean {
 /** The running turn if `event` belongs to it, naming the turn's id on its first event. */
 function turnOf(state: ClientState, event: ServerEvent): TurnState | undefined {
   const turn = state.turn;
-  if (!turn || !("turn_id" in event)) return undefined;
+  // (A context.compacted without turn_id answers session.compact, not a turn.)
+  if (!turn || !("turn_id" in event) || event.turn_id === undefined) return undefined;
   if (turn.turnId === undefined) {
     if (event.request_id !== turn.requestId) return undefined;
     turn.turnId = event.turn_id;
