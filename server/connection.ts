@@ -21,6 +21,20 @@ import { peonApprovals } from "./connection/approvals.ts";
 import { sessionStartedBody } from "./connection/session_started.ts";
 import { Turn, type TurnEndObserver } from "./turn.ts";
 import { Session } from "./session.ts";
+import type { SessionStore } from "./sessions/store.ts";
+import {
+  attachRecorder,
+  resumeSession,
+  sessionCompact,
+  sessionConfig,
+  sessionConfigure,
+  sessionHistory,
+  sessionList,
+  sessionModel,
+  type SessionRequestContext,
+  turnEndOf,
+} from "./connection/session_requests.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 import { utf8Length } from "./utf8.ts";
 
@@ -52,6 +66,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** Where sessions are recorded and resumed from; omitted: not recorded. */
+  sessions?: SessionStore | undefined;
 }
 
 /** What turns run with; the system prompt is built per workspace. */
@@ -81,9 +97,21 @@ export class Connection {
   #exit: number = EXIT.ok;
   #stopping = false;
 
+  #tools: ToolRegistry | undefined;
+  #requests: SessionRequestContext;
+
   /** Prepares the connection; call {@link run} to serve it. */
   constructor(options: ConnectionOptions) {
     this.#o = options;
+    this.#requests = {
+      config: options.config,
+      store: options.sessions,
+      log: options.log,
+      send: (event, session) => this.#sendConnection(event, session),
+      error: (requestId, code, message) => this.#error(requestId, code, message),
+      sessionOf: (msg) => this.#sessionOf(msg),
+      tools: () => this.#tools,
+    };
     this.#writer = new FrameWriter(options.writable, {
       maxFrameBytes: options.config.max_server_frame_bytes,
     });
@@ -159,6 +187,8 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Every turn has ended (or was abandoned): release the session files' locks.
+    for (const s of this.#sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});
   }
 
@@ -300,15 +330,13 @@ export class Connection {
         case "session.clear":
           return await this.#sessionClear(msg);
         case "session.list":
+          return await sessionList(msg, this.#requests);
         case "session.history":
+          return await sessionHistory(msg, this.#requests);
         case "session.compact":
+          return await sessionCompact(msg, this.#requests);
         case "session.configure":
-          // Declared in protocol/ (docs/sessions.md); this server does not record sessions yet.
-          return await this.#error(
-            msg.request_id,
-            "invalid_request",
-            `"${msg.type}" is not supported by this server yet`,
-          );
+          return await sessionConfigure(msg, this.#requests);
       }
     } catch (e) {
       if (
@@ -349,13 +377,6 @@ export class Connection {
 
   async #sessionStart(msg: ClientMessageOf<"session.start">): Promise<void> {
     const { cwd } = msg;
-    if (msg.resume !== undefined) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        "this server does not record sessions yet, so it cannot resume one",
-      );
-    }
     if (!cwd.startsWith("/")) {
       return await this.#error(
         msg.request_id,
@@ -391,15 +412,38 @@ export class Connection {
         : `cannot open cwd ${quoteInput(cwd)}: ${clip(errorText(e), 200)}`;
       return await this.#error(msg.request_id, "invalid_request", why);
     }
-    const session = new Session(canonical);
+    let session: Session;
+    let extra: Record<string, unknown> = {};
+    if (msg.resume !== undefined) {
+      const open = new Set(this.#sessions.keys());
+      const resumed = await resumeSession(
+        { ...msg, resume: msg.resume },
+        canonical,
+        open,
+        this.#requests,
+      );
+      if (!resumed) return;
+      session = resumed.session;
+      extra = {
+        model: sessionModel(session, this.#o.config),
+        resumed: true,
+        last_seq: session.seq.last,
+        ...(resumed.notice !== undefined ? { notice: resumed.notice } : {}),
+      };
+    } else {
+      session = new Session(canonical);
+      attachRecorder(session, this.#requests);
+    }
     const started = {
       type: "session.started",
       request_id: msg.request_id,
       ...sessionStartedBody(session, this.#o.config),
+      ...extra,
     };
     try {
       await this.#sendConnection(started);
     } catch (e) {
+      session.recorder?.close();
       if (!(e instanceof FrameTooLargeError)) throw e;
       return await this.#error(
         msg.request_id,
@@ -462,14 +506,21 @@ export class Connection {
       );
     }
     const writer = this.#writer;
+    const onTurnEnd = this.#o.onTurnEnd;
     const turn = new Turn({
       session,
       requestId: msg.request_id,
       prompt: msg.prompt,
       id: turnId,
       maxFrameBytes: this.#o.config.max_server_frame_bytes,
-      ...(this.#o.onTurnEnd ? { onEnd: this.#o.onTurnEnd } : {}),
+      onEnd: async (end, t) => {
+        // On disk (fdatasync) before the client hears the turn ended.
+        await session.recorder?.endTurn(turnEndOf(end), session.seq.peek());
+        await onTurnEnd?.(end, t);
+      },
       sink: async (event, signal) => {
+        // Each completed step is recorded as the next event goes out.
+        session.recorder?.observe(event);
         await writer.send(event, signal ? { signal } : {});
       },
     });
@@ -499,9 +550,11 @@ export class Connection {
           });
           return;
         }
+        this.#tools = deps.tools;
         const { runTurn } = await import("./agent/run_turn.ts");
         await runTurn(turn, {
           ...deps,
+          config: sessionConfig(session, deps.config),
           systemPrompt,
           approvals: peonApprovals(session, turn),
           signal: controller.signal,
@@ -559,5 +612,6 @@ export class Connection {
       { type: "session.cleared", request_id: msg.request_id, session_id: session.id, seq: 0 },
       session,
     );
+    await session.recorder?.clear(session.seq.last);
   }
 }
