@@ -45,11 +45,13 @@ export { OpenAIProvider } from "./server/provider/openai.ts";
 export type { OpenAIProviderOptions } from "./server/provider/openai.ts";
 export { ProviderError } from "./server/provider/types.ts";
 export type {
+  AssistantMessage,
   ChatMessage,
   ChatToolCall,
   Provider,
+  ProviderData,
+  ProviderEvent,
   ProviderRequest,
-  ProviderResponse,
   ProviderUsage,
   ToolSpec,
 } from "./server/provider/types.ts";

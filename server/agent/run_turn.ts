@@ -9,7 +9,12 @@
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import type { TurnEnd } from "../../protocol/turn_events.ts";
 import { errorText } from "../error_text.ts";
-import { type ChatMessage, ProviderError, type ProviderResponse } from "../provider/types.ts";
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  ProviderError,
+  type ProviderUsage,
+} from "../provider/types.ts";
 import type { Turn } from "../turn.ts";
 import { TurnFailure } from "../turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
@@ -35,12 +40,8 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       const messages = await fit(turn, deps);
       turn.countStep();
       const response = await callProvider(turn, messages, deps);
-      const calls = response.toolCalls;
-      turn.append(
-        calls.length > 0
-          ? { role: "assistant", content: response.content || null, tool_calls: calls }
-          : { role: "assistant", content: response.content },
-      );
+      const calls = response.message.tool_calls ?? [];
+      turn.append(response.message);
       if (calls.length === 0) {
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
@@ -109,31 +110,49 @@ function responseLimit(e: unknown, what: string): unknown {
   );
 }
 
+/** One provider call's outcome, as the loop uses it. */
+interface StepResponse {
+  content: string;
+  message: AssistantMessage;
+  usage?: ProviderUsage;
+}
+
 /** One provider call: its text streamed as deltas, its usage counted, its message completed. */
 async function callProvider(
   turn: Turn,
   messages: ChatMessage[],
   deps: AgentDeps,
-): Promise<ProviderResponse> {
+): Promise<StepResponse> {
   const { signal } = deps;
-  let response: ProviderResponse;
+  let response: StepResponse | undefined;
+  let content = "";
+  let usage: ProviderUsage | undefined;
   try {
-    response = await deps.provider.complete({
+    const events = deps.provider.stream({
       model: deps.config.model,
       messages,
       tools: deps.tools.specs(),
       signal,
-      onDelta: async (text) => {
+    });
+    for await (const ev of events) {
+      if (ev.type === "text") {
+        content += ev.text;
         try {
-          await turn.emit("assistant.delta", { content: text }, signal);
+          await turn.emit("assistant.delta", { content: ev.text }, signal);
         } catch (e) {
           throw responseLimit(e, "assistant delta");
         }
-      },
-    });
+      } else if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
+      else if (ev.type === "done") {
+        response = { content, message: ev.message, ...(usage ? { usage } : {}) };
+      }
+    }
   } catch (e) {
     if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
     throw e;
+  }
+  if (!response) {
+    throw new TurnFailure("provider_error", "Provider stream ended without a final message");
   }
   if (response.usage) {
     turn.addUsage(response.usage);
