@@ -117,7 +117,10 @@ export class Recorder {
     const h = this.view.history;
     if (h === this.#base && h.length === this.#mirror.length) return;
     const records: SessionRecord[] = [];
-    if (h === this.#base && h.length > this.#mirror.length) {
+    // Nothing recorded yet (a new session), or only appended to: each new message is a record.
+    const appended = this.#mirror.length === 0 ||
+      (h === this.#base && h.length > this.#mirror.length);
+    if (appended) {
       for (let i = this.#mirror.length; i < h.length; i++) records.push(this.#msg(h[i]!));
     } else {
       records.push(...this.#rewrite(h));
