@@ -54,6 +54,12 @@ export interface Config {
   sandbox_writable_roots: readonly string[];
   sandbox_deny_read: readonly string[];
   shell_env_passthrough: readonly string[];
+  /** scv 0.2: record sessions under the state directory so they can be resumed. */
+  persist_sessions: boolean;
+  /** scv 0.2: recorded sessions not updated for this many days are deleted at startup. */
+  session_retention_days: number;
+  /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
+  max_sessions: number;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -86,6 +92,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
     "~/.netrc",
   ]),
   shell_env_passthrough: Object.freeze([]),
+  persist_sessions: true,
+  session_retention_days: 30,
+  max_sessions: 500,
 });
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
@@ -171,6 +180,9 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     'environment variable names or PREFIX_* globs (letters, digits and _, an optional final "*")',
     (n) => /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n),
   ),
+  persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  session_retention_days: positiveInt,
+  max_sessions: positiveInt,
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */

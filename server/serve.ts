@@ -9,6 +9,8 @@ import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
+import { openSessionStore } from "./sessions/open_store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -27,6 +29,11 @@ export interface ServeOptions {
   env?: (name: string) => string | undefined;
   /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
   sandbox?: Promise<Sandbox>;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when
+   * `persist_sessions` is on; null: nowhere.
+   */
+  sessions?: SessionStore | null;
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
@@ -52,7 +59,8 @@ export async function providerFromConfig(
  * import { serve } from "./serve.ts";
  * import { DEFAULT_CONFIG } from "./config.ts";
  * const input = ReadableStream.from<Uint8Array>([]);
- * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
+ * const config = { ...DEFAULT_CONFIG, persist_sessions: false };
+ * const status = await serve({ readable: input, writable: new WritableStream(), config });
  * assert(status === 0);
  * ```
  */
@@ -90,6 +98,9 @@ export function serve(options: ServeOptions): Promise<number> {
         secretEnv: [config.api_key_env],
       };
     })();
+  const sessions = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
@@ -100,6 +111,7 @@ export function serve(options: ServeOptions): Promise<number> {
       const s = await sandbox;
       return (workspace) => s.report(workspace);
     },
+    sessions,
   });
   return connection.run();
 }
