@@ -44,7 +44,7 @@ Deno.test("cancelling while the provider has not answered ends the turn cancelle
     controller,
     steps: [async function* (request) {
       setTimeout(() => controller.abort(), 0);
-      await untilAborted(request.signal);
+      yield await untilAborted(request.signal);
     }],
   });
   assertEquals(end, { type: "turn.cancelled" });

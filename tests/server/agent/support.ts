@@ -140,6 +140,7 @@ export function scriptedContext(options: {
   return {
     calibrations,
     ready: Promise.resolve(),
+    tokenizer: undefined,
     fit: async (history, { turnStart, systemPrompt }) =>
       await options.fit?.(history, turnStart) ??
         { kind: "fits", messages: [{ role: "system", content: systemPrompt }, ...history] },
