@@ -116,6 +116,18 @@ export const InitializedEvent = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
 });
 
+/** One configured MCP server's state in `session.started` (see docs/mcp.md). */
+export const McpServerState = z.object({
+  /** The server's name in `mcp_servers`. */
+  name: z.string(),
+  /** `starting` until it answered `initialize` and `tools/list` (or failed to). */
+  status: z.enum(["starting", "ready", "failed"]),
+  /** Tools offered to the model from it; 0 unless ready. */
+  tools: z.number().int().nonnegative(),
+  /** Why it failed; only with `failed`. */
+  error: z.string().optional(),
+});
+
 /** `session.started`: the reply to `session.start`, with the limits the client must obey. */
 export const SessionStartedEvent = z.object({
   type: z.literal("session.started"),
@@ -129,6 +141,8 @@ export const SessionStartedEvent = z.object({
   max_transcript_items: z.number().int().positive(),
   max_prompt_history_bytes: z.number().int().positive(),
   max_prompt_history_items: z.number().int().positive(),
+  /** Each enabled MCP server's state; omitted when none is configured. */
+  mcp_servers: z.array(McpServerState).optional(),
 });
 
 /** `turn.started`: the first event of a turn. */

@@ -38,6 +38,11 @@ export interface TurnDeps {
   systemPrompt: string;
   /** Names of env vars that must not reach tools (the API key's). */
   secretEnv: readonly string[];
+  /**
+   * Called before every provider call: brings `tools` up to date (MCP servers still starting
+   * are waited for, their changed tool lists applied).
+   */
+  prepareTools?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** A failure that ends the turn with `turn.failed`. */
@@ -80,6 +85,7 @@ export async function runTurn(
       if (steps >= config.max_steps) {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
+      await deps.prepareTools?.(signal);
       const messages = await deps.context.fit(session, turn, deps, emit, signal);
       steps++;
       let response;
@@ -345,7 +351,7 @@ async function runToolCall(
   await emit({ type: "tool.started", call_id: call.id, name }, signal);
   // Every tool gets the time limit, as the abort reason of its signal: a turn cancellation
   // still reads as one, a timeout as a failure that says so.
-  const timeoutMs = config.tool_timeout_ms;
+  const timeoutMs = tool.timeoutMs ?? config.tool_timeout_ms;
   const deadline = new AbortController();
   const timer = setTimeout(
     () => deadline.abort(new ToolTimeoutError(name, timeoutMs)),

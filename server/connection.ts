@@ -20,6 +20,7 @@ import type { TurnDeps } from "./agent.ts";
 import { Session } from "./session.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 import { utf8Length } from "./utf8.ts";
+import type { McpHost } from "./mcp/host.ts";
 
 /** The server's name and version, as sent in `initialized`. */
 export const SERVER_INFO = { name: "scv-server", version: SCV_VERSION } as const;
@@ -52,6 +53,8 @@ export interface ConnectionOptions {
   /** Loaded on first use, so the handshake does not wait for tools and providers. */
   deps: () => Promise<ConnectionDeps>;
   log: (line: string) => void;
+  /** The configured MCP servers, when some are enabled. */
+  mcp?: McpHost;
 }
 
 /** What turns run with; the system prompt is built per workspace. */
@@ -388,6 +391,7 @@ export class Connection {
       max_transcript_items: c.max_transcript_items,
       max_prompt_history_bytes: c.max_prompt_history_bytes,
       max_prompt_history_items: c.max_prompt_history_items,
+      ...(this.#o.mcp ? { mcp_servers: this.#o.mcp.statuses() } : {}),
     };
     try {
       await this.#sendConnection(started);
@@ -402,6 +406,8 @@ export class Connection {
     }
     // Only a session the client was told about exists; the input loop waits for this handler.
     this.#sessions.set(session.id, session);
+    // After the reply, so that loading the MCP client never delays it.
+    this.#o.mcp?.start(canonical);
     // Warm up while the client composes its first prompt; a failure shows in the first turn.
     setTimeout(() => void this.#o.deps().catch(() => {}), 0);
   }

@@ -8,6 +8,7 @@ import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { McpHost, type McpServerStatus } from "./mcp/host.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -24,6 +25,8 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
+  onMcpStatus?: (status: McpServerStatus) => void;
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
@@ -60,6 +63,15 @@ export function serve(options: ServeOptions): Promise<number> {
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
+  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
+  // session starts.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: [config.api_key_env],
+    log,
+    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+  });
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -72,10 +84,12 @@ export function serve(options: ServeOptions): Promise<number> {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const tools = options.tools ?? new ToolRegistry(builtinTools());
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools()),
+        tools,
+        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,
         systemPrompt: buildSystemPrompt,
         secretEnv: [config.api_key_env],
@@ -87,6 +101,8 @@ export function serve(options: ServeOptions): Promise<number> {
     config,
     log,
     deps: loadDeps,
+    ...(mcp ? { mcp } : {}),
   });
-  return connection.run();
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
+  return connection.run().finally(() => mcp?.close());
 }
