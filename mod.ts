@@ -1,6 +1,7 @@
 /**
  * scv as a library: start a Peon server on any pair of byte streams, talk to it with a typed
- * client, add tools and providers, and load configuration the way the CLI does.
+ * client, add tools and providers, load configuration the way the CLI does, and drive the agent
+ * core (`Turn`, `runTurn`) from a front-end of your own (see docs/agent_core.md).
  *
  * @example
  * ```ts ignore
@@ -17,6 +18,7 @@
  * @module
  */
 export * from "./protocol/schema.ts";
+export * from "./protocol/turn_events.ts";
 export {
   encodeFrame,
   FrameTooLargeError,
@@ -43,11 +45,24 @@ export { OpenAIProvider } from "./server/provider/openai.ts";
 export type { OpenAIProviderOptions } from "./server/provider/openai.ts";
 export { ProviderError } from "./server/provider/types.ts";
 export type {
+  AssistantMessage,
   ChatMessage,
   ChatToolCall,
   Provider,
+  ProviderData,
+  ProviderEvent,
   ProviderRequest,
-  ProviderResponse,
   ProviderUsage,
   ToolSpec,
 } from "./server/provider/types.ts";
+export { CANCELLED_RESULT, fieldBudget, Turn } from "./server/turn.ts";
+export type { TurnEndObserver, TurnOptions, TurnSink } from "./server/turn.ts";
+export { TurnFailure } from "./server/turn_failure.ts";
+export { runTurn } from "./server/agent/run_turn.ts";
+export type { AgentDeps } from "./server/agent/deps.ts";
+export { needsApproval } from "./server/agent/approvals.ts";
+export type { ApprovalRequest, Approvals } from "./server/agent/approvals.ts";
+export { Session } from "./server/session.ts";
+export type { HistoryCut, UsageTotals } from "./server/session.ts";
+export { answerReserve, createContextManager } from "./server/context_manager.ts";
+export type { ContextManager, FitPlan, TrimPlan } from "./server/context_manager.ts";

@@ -27,6 +27,7 @@ export interface TuiOptions {
 export type ParsedCommand =
   | { kind: "exit"; status: number }
   | { kind: "server"; flags: ConfigFlags }
+  | { kind: "acp"; flags: ConfigFlags }
   | { kind: "exec"; options: ExecOptions }
   | { kind: "tui"; options: TuiOptions };
 
@@ -115,6 +116,7 @@ Examples:
   scv                                   open the TUI in the current directory
   scv exec "summarise README.md"        one turn, answer on stdout
   scv server --config scv.jsonc         Peon protocol on stdin/stdout
+  scv acp                               an ACP agent for editors (Zed and others) on stdin/stdout
 `,
     );
 
@@ -141,6 +143,16 @@ Examples:
       result = { kind: "server", flags: flagsOf(o) };
     });
 
+  common(program.command("acp"), false)
+    .description(
+      "an ACP v1 agent (Agent Client Protocol, for editors such as Zed) on stdin/stdout, " +
+        "diagnostics on stderr; the same configuration, tools and approvals as the server. " +
+        "Exit 0 after EOF or SIGINT/SIGTERM, 2 after a configuration error.",
+    )
+    .action((o: CommonOpts) => {
+      result = { kind: "acp", flags: flagsOf(o) };
+    });
+
   common(program.command("exec"), true)
     .description(
       "run one turn without a terminal: the assistant's text streams to stdout as it " +
@@ -161,11 +173,11 @@ Examples:
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server and exec (run scv --help)\n`,
+        `scv: unknown command "${first}"; the commands are tui, server, exec and acp (run scv --help)\n`,
       ),
     );
     return { kind: "exit", status: 2 };

@@ -48,6 +48,22 @@ export const TURN_FAILURE_CODES = [
 /** One `turn.failed` code. */
 export type TurnFailureCode = typeof TURN_FAILURE_CODES[number];
 
+/**
+ * Approval policies: `always` asks for every call, `on-risk` for every call whose risk is not
+ * `read`, `never` for none, `auto` (scv 0.2) lets sandboxed and in-workspace calls run.
+ */
+export const APPROVAL_POLICIES = ["always", "on-risk", "never", "auto"] as const;
+/** One approval policy. */
+export type ApprovalPolicyName = typeof APPROVAL_POLICIES[number];
+
+/** `session.start`'s `resume` value that names the newest session recorded for the cwd. */
+export const RESUME_LAST = "last";
+
+/** The most sessions one `session.list` may ask for. */
+export const MAX_SESSION_LIST_LIMIT = 1000;
+/** `session.list`'s `limit` when the request has none. */
+export const DEFAULT_SESSION_LIST_LIMIT = 50;
+
 /** Risk classes a tool call is announced with in `approval.requested`. */
 export const RISKS = ["read", "write", "process"] as const;
 /** One risk class. */
@@ -61,6 +77,11 @@ export const CLIENT_MESSAGE_TYPES = [
   "turn.cancel",
   "approval.resolve",
   "session.clear",
+  // scv 0.2 (docs/sessions.md): recorded sessions.
+  "session.list",
+  "session.history",
+  "session.compact",
+  "session.configure",
 ] as const;
 /** A client message type name. */
 export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];

@@ -10,7 +10,14 @@
  */
 import { z } from "zod";
 
-import { type ClientMessageType, ERROR_CODES, RISKS, TURN_FAILURE_CODES } from "./constants.ts";
+import {
+  APPROVAL_POLICIES,
+  type ClientMessageType,
+  ERROR_CODES,
+  MAX_SESSION_LIST_LIMIT,
+  RISKS,
+  TURN_FAILURE_CODES,
+} from "./constants.ts";
 
 export * from "./constants.ts";
 
@@ -34,6 +41,11 @@ export const SessionStartMessage = z.object({
   type: z.literal("session.start"),
   request_id: requestId,
   cwd: z.string(),
+  /**
+   * scv 0.2: reopen a recorded session, by id or `"last"` (the newest recorded for this
+   * canonical `cwd`). Omitted: a new session.
+   */
+  resume: id.optional(),
 });
 
 /** `turn.start`: runs one agent turn on an idle session. */
@@ -68,6 +80,41 @@ export const SessionClearMessage = z.object({
   session_id: id,
 });
 
+/** scv 0.2 `session.list`: the recorded sessions, newest first. */
+export const SessionListMessage = z.object({
+  type: z.literal("session.list"),
+  request_id: requestId,
+  /** Only sessions recorded for this directory (canonicalized); omitted: every directory. */
+  cwd: z.string().optional(),
+  /** At most this many sessions; omitted: 50 (`DEFAULT_SESSION_LIST_LIMIT`). */
+  limit: z.number().int().positive().max(MAX_SESSION_LIST_LIMIT).optional(),
+});
+
+/** scv 0.2 `session.history`: replays an idle session's history as `history.item` events. */
+export const SessionHistoryMessage = z.object({
+  type: z.literal("session.history"),
+  request_id: requestId,
+  session_id: id,
+});
+
+/** scv 0.2 `session.compact`: compacts an idle session's history now. */
+export const SessionCompactMessage = z.object({
+  type: z.literal("session.compact"),
+  request_id: requestId,
+  session_id: id,
+  /** What the compaction should keep in mind; bounded like a prompt. */
+  instructions: z.string().optional(),
+});
+
+/** scv 0.2 `session.configure`: changes an idle session's model or approval policy. */
+export const SessionConfigureMessage = z.object({
+  type: z.literal("session.configure"),
+  request_id: requestId,
+  session_id: id,
+  model: z.string().trim().min(1, "must be a non-empty string").optional(),
+  approval_policy: z.enum(APPROVAL_POLICIES).optional(),
+});
+
 /** Every client message, keyed by `type`. */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
@@ -76,6 +123,10 @@ export const CLIENT_MESSAGES = {
   "turn.cancel": TurnCancelMessage,
   "approval.resolve": ApprovalResolveMessage,
   "session.clear": SessionClearMessage,
+  "session.list": SessionListMessage,
+  "session.history": SessionHistoryMessage,
+  "session.compact": SessionCompactMessage,
+  "session.configure": SessionConfigureMessage,
 } as const;
 
 // The plain list in constants.ts and this table must name the same types (checked by tsc).
@@ -91,6 +142,10 @@ export const ClientMessage = z.discriminatedUnion("type", [
   TurnCancelMessage,
   ApprovalResolveMessage,
   SessionClearMessage,
+  SessionListMessage,
+  SessionHistoryMessage,
+  SessionCompactMessage,
+  SessionConfigureMessage,
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -143,6 +198,13 @@ export const SessionStartedEvent = z.object({
   max_prompt_history_items: z.number().int().positive(),
   /** Each enabled MCP server's state; omitted when none is configured. */
   mcp_servers: z.array(McpServerState).optional(),
+  /** scv 0.2: true when this is a recorded session reopened by `resume`; omitted otherwise. */
+  resumed: z.boolean().optional(),
+  /**
+   * scv 0.2, on a resumed session: the last seq it recorded, so the next session event carries
+   * `last_seq + 1`. Omitted on a new session (its first event carries 1).
+   */
+  last_seq: z.number().int().nonnegative().optional(),
 });
 
 /** `turn.started`: the first event of a turn. */
@@ -203,10 +265,15 @@ export const ToolCompletedEvent = z.object({
   truncated: z.boolean(),
 });
 
-/** `context.compacted`: older messages were dropped to fit the context window. */
+/**
+ * `context.compacted`: older messages were dropped to fit the context window. As the reply to
+ * scv 0.2's `session.compact` it carries that request's `request_id` and no `turn_id`.
+ */
 export const ContextCompactedEvent = z.object({
   type: z.literal("context.compacted"),
   ...turnEnvelope,
+  /** Omitted only on the reply to `session.compact`, which belongs to no turn. */
+  turn_id: id.optional(),
   before_tokens: z.number().int().nonnegative(),
   after_tokens: z.number().int().nonnegative(),
   removed_messages: z.number().int().nonnegative(),
@@ -260,6 +327,73 @@ export const SessionClearedEvent = z.object({
   seq,
 });
 
+/** One recorded session as `session.list` describes it. */
+export const SessionSummary = z.object({
+  session_id: id,
+  /** The canonical workspace the session was recorded for. */
+  cwd: z.string(),
+  model: z.string(),
+  /** ISO 8601 UTC timestamps. */
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Turns that ended (completed, failed or cancelled). */
+  turns: z.number().int().nonnegative(),
+  /** The first prompt, whitespace collapsed, cut to 80 characters; "" before any prompt. */
+  title: z.string(),
+});
+/** One recorded session, as a type. */
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+/** scv 0.2 `session.list` (the reply): recorded sessions, newest first. */
+export const SessionListEvent = z.object({
+  type: z.literal("session.list"),
+  request_id: requestId,
+  sessions: z.array(SessionSummary),
+  /** True when more sessions matched than the limit or the frame limit let through. */
+  truncated: z.boolean().optional(),
+});
+
+/** scv 0.2 `history.item`: one message of a session's history, for a client to render. */
+export const HistoryItemEvent = z.object({
+  type: z.literal("history.item"),
+  request_id: requestId,
+  session_id: id,
+  role: z.enum(["user", "assistant", "tool"]),
+  /** The message's text, or its head when `truncated`. */
+  content: z.string(),
+  /** True when `content` is only the head of the message. */
+  truncated: z.boolean().optional(),
+  /** True on the record standing in for messages compaction removed. */
+  compaction: z.boolean().optional(),
+  /** Tool items: the tool's name. */
+  name: z.string().optional(),
+  /** Tool items: the call as its approval summary reads, e.g. `Run shell command: ls`. */
+  summary: z.string().optional(),
+  /** Tool items: whether the call succeeded. */
+  success: z.boolean().optional(),
+});
+
+/** scv 0.2 `history.end`: the last event answering `session.history`. */
+export const HistoryEndEvent = z.object({
+  type: z.literal("history.end"),
+  request_id: requestId,
+  session_id: id,
+  /** How many `history.item` events were sent. */
+  items: z.number().int().nonnegative(),
+  /** Older messages left out to stay within the transcript limits (the newest are sent). */
+  omitted: z.number().int().nonnegative(),
+});
+
+/** scv 0.2 `session.configured`: the reply to `session.configure`, the values now in force. */
+export const SessionConfiguredEvent = z.object({
+  type: z.literal("session.configured"),
+  request_id: requestId,
+  session_id: id,
+  seq,
+  model: z.string(),
+  approval_policy: z.enum(APPROVAL_POLICIES),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -287,6 +421,10 @@ export const SERVER_EVENTS = {
   "turn.failed": TurnFailedEvent,
   "session.trimmed": SessionTrimmedEvent,
   "session.cleared": SessionClearedEvent,
+  "session.list": SessionListEvent,
+  "history.item": HistoryItemEvent,
+  "history.end": HistoryEndEvent,
+  "session.configured": SessionConfiguredEvent,
   "error": ErrorEvent,
 } as const;
 
@@ -307,6 +445,10 @@ export const ServerEvent = z.discriminatedUnion("type", [
   TurnFailedEvent,
   SessionTrimmedEvent,
   SessionClearedEvent,
+  SessionListEvent,
+  HistoryItemEvent,
+  HistoryEndEvent,
+  SessionConfiguredEvent,
   ErrorEvent,
 ]);
 /** Any server event, as a type. */

@@ -1,35 +1,50 @@
 /**
  * Keeps a session's context in bounds: before each provider call the prompt is compacted to fit
  * `context_max_tokens` (minus room for the answer), and after each step the canonical history
- * is trimmed to `max_history_bytes`. The pure planning lives in `context/`; this file applies
- * the plans to a session and emits their events.
+ * is trimmed to `max_history_bytes`. The pure planning lives in `context/`; this file builds the
+ * plans for a configuration. It changes nothing and emits nothing: the turn applies a plan and
+ * reports it.
  *
  * @module
  */
 import type { Config } from "./config.ts";
-import type { Session } from "./session.ts";
-import type { ChatMessage } from "./provider/types.ts";
-import { type TurnEmit, TurnFailure } from "./agent.ts";
-import type { ToolRegistry } from "./tools/registry.ts";
-import { planCompaction, REPLY_PRIMING_TOKENS, TokenCounter, trimHistory } from "./context/mod.ts";
+import type { ChatMessage, ToolSpec } from "./provider/types.ts";
+import {
+  type CompactionDone,
+  planCompaction,
+  REPLY_PRIMING_TOKENS,
+  TokenCounter,
+  type TrimDone,
+  trimHistory,
+} from "./context/mod.ts";
 
-/** Where the current turn begins in the history; moved when older messages are removed. */
-export interface TurnCursor {
-  start: number;
-}
+/** What the next provider call needs: its messages, and whether the history must shrink first. */
+export type FitPlan =
+  /** The history fits as it is. */
+  | { kind: "fits"; messages: ChatMessage[] }
+  /** Put `history` in place (it is the prompt of `messages`) and report the compaction. */
+  | (CompactionDone & { messages: ChatMessage[] })
+  /** The current turn alone is too large: the turn fails with `context_limit`. */
+  | { kind: "context_limit"; message: string };
 
-/** What the agent loop asks of context management. */
+/** Whether the history stays within `max_history_bytes`, and what to cut when it does not. */
+export type TrimPlan =
+  /** Nothing to do. */
+  | { kind: "fits" }
+  /** Put `history` in place and report `session.trimmed`. */
+  | TrimDone
+  /** The current turn alone is too large: the turn fails with `history_limit`. */
+  | { kind: "history_limit"; message: string };
+
+/** What the agent loop asks of context management; every answer is a plan, nothing is changed. */
 export interface ContextManager {
-  /** The messages of the next provider call, compacting the history first when needed. */
+  /** The messages of the next provider call, or the compaction to apply first. */
   fit(
-    session: Session,
-    turn: TurnCursor,
-    deps: { systemPrompt: string; tools: ToolRegistry },
-    emit: TurnEmit,
-    signal: AbortSignal,
-  ): Promise<ChatMessage[]>;
-  /** Trims the history to `max_history_bytes`, emitting `session.trimmed`. */
-  trim(session: Session, turn: TurnCursor, emit: TurnEmit, signal: AbortSignal): Promise<void>;
+    history: ChatMessage[],
+    options: { turnStart: number; systemPrompt: string; tools: ToolSpec[] },
+  ): Promise<FitPlan>;
+  /** Whether `history` must be trimmed to `max_history_bytes`, and how. */
+  trim(history: ChatMessage[], turnStart: number): TrimPlan;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
   /** Settles once the tokenizer is loaded (or the estimate is in place). */
@@ -39,13 +54,23 @@ export interface ContextManager {
 /**
  * Tokens kept free for the model's answer: a fifth of the window, at most 8,192. Compaction
  * starts when the prompt would pass the rest, and goes down to three quarters of it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerReserve } from "./context_manager.ts";
+ * assert.equal(answerReserve(1000), 200);
+ * assert.equal(answerReserve(128_000), 8192);
+ * ```
  */
 export function answerReserve(contextMaxTokens: number): number {
   return Math.min(8192, Math.floor(contextMaxTokens / 5));
 }
 
 /** Builds the context manager for a configuration; the tokenizer loads in the background. */
-export function createContextManager(config: Config): ContextManager {
+export function createContextManager(
+  config: Pick<Config, "model" | "context_max_tokens" | "max_history_bytes">,
+): ContextManager {
   const counter = TokenCounter.create(config.model);
   counter.catch(() => {}); // create() falls back to an estimate itself; never unhandled
   let systemMessage: ChatMessage = { role: "system", content: "" };
@@ -53,61 +78,45 @@ export function createContextManager(config: Config): ContextManager {
 
   return {
     ready: counter.then(() => {}, () => {}),
-    async fit(session, turn, deps, emit, signal) {
+    async fit(history, { turnStart, systemPrompt, tools }) {
       const c = await counter;
-      if (systemMessage.content !== deps.systemPrompt) {
-        systemMessage = { role: "system", content: deps.systemPrompt };
+      if (systemMessage.content !== systemPrompt) {
+        systemMessage = { role: "system", content: systemPrompt };
       }
-      const fixedTokens = c.countMessage(systemMessage) + c.countTools(deps.tools.specs()) +
+      const fixedTokens = c.countMessage(systemMessage) + c.countTools(tools) +
         REPLY_PRIMING_TOKENS;
       const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
-      const plan = planCompaction(session.history, {
-        turnStart: turn.start,
+      const plan = planCompaction(history, {
+        turnStart,
         countMessage: c.countMessage,
         fixedTokens,
         maxTokens: Math.max(1, maxTokens),
       });
       if (plan.kind === "context_limit") {
-        throw new TurnFailure(
-          "context_limit",
-          `the current turn needs about ${plan.minTokens} tokens of context, more than the ${maxTokens} ` +
-            `available (context_max_tokens ${config.context_max_tokens} less room for the answer)`,
-        );
+        return {
+          kind: "context_limit",
+          message: `the current turn needs about ${plan.minTokens} tokens of context, more than ` +
+            `the ${maxTokens} available (context_max_tokens ${config.context_max_tokens} less ` +
+            `room for the answer)`,
+        };
       }
-      if (plan.kind === "compacted") {
-        dropOldest(session, turn, plan);
-        await emit({
-          type: "context.compacted",
-          before_tokens: plan.beforeTokens,
-          after_tokens: plan.afterTokens,
-          removed_messages: plan.removedMessages,
-        }, signal);
-      }
-      const messages = [systemMessage, ...session.history];
+      const messages = [systemMessage, ...(plan.kind === "compacted" ? plan.history : history)];
       // The plan already counted this prompt; calibration compares it with the reported size.
       estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
-      return messages;
+      return plan.kind === "fits" ? { kind: "fits", messages } : { ...plan, messages };
     },
 
-    async trim(session, turn, emit, signal) {
-      const r = trimHistory(session.history, {
-        turnStart: turn.start,
-        maxBytes: config.max_history_bytes,
-      });
-      if (r.kind === "fits") return;
+    trim(history, turnStart) {
+      const r = trimHistory(history, { turnStart, maxBytes: config.max_history_bytes });
+      if (r.kind === "fits") return { kind: "fits" };
       if (r.kind === "history_limit") {
-        throw new TurnFailure(
-          "history_limit",
-          `the current turn's messages take ${r.minBytes} bytes, more than max_history_bytes ` +
-            `(${config.max_history_bytes})`,
-        );
+        return {
+          kind: "history_limit",
+          message: `the current turn's messages take ${r.minBytes} bytes, more than ` +
+            `max_history_bytes (${config.max_history_bytes})`,
+        };
       }
-      dropOldest(session, turn, r);
-      await emit({
-        type: "session.trimmed",
-        removed_messages: r.removedMessages,
-        history_bytes: r.historyBytes,
-      }, signal);
+      return r;
     },
 
     calibrate(messages, promptTokens) {
@@ -116,15 +125,4 @@ export function createContextManager(config: Config): ContextManager {
       void counter.then((c) => c.calibrate(estimate, promptTokens));
     },
   };
-}
-
-/** Puts a shortened history in place, for compaction and trimming alike. */
-function dropOldest(
-  session: Session,
-  turn: TurnCursor,
-  cut: { history: ChatMessage[]; newTurnStart: number; removedMessages: number },
-): void {
-  session.history = cut.history;
-  turn.start = cut.newTurnStart;
-  session.compactedMessages += cut.removedMessages;
 }

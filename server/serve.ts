@@ -60,9 +60,6 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  // Tools, provider and the tokenizer load on first use (the connection warms them up right
-  // after the first session.started): evaluating the tokenizer blocks the event loop for a few
-  // hundred milliseconds, which must not delay the handshake.
   // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
   // session starts.
   const mcp = McpHost.create({
@@ -72,6 +69,9 @@ export function serve(options: ServeOptions): Promise<number> {
     log,
     ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
   });
+  // Tools, provider and the tokenizer load on first use (the connection warms them up right
+  // after the first session.started): evaluating the tokenizer blocks the event loop for a few
+  // hundred milliseconds, which must not delay the handshake.
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {

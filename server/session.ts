@@ -21,6 +21,16 @@ interface PendingApproval {
   resolve: (approved: boolean) => void;
 }
 
+/** A shortened history to put in place: what compaction and trimming plans carry. */
+export interface HistoryCut {
+  /** The history after the cut. */
+  history: ChatMessage[];
+  /** Where the current turn now begins in it. */
+  newTurnStart: number;
+  /** How many messages the cut removed (a compaction record counts as added). */
+  removedMessages: number;
+}
+
 /** Input and output tokens a session has used since it started or was cleared. */
 export interface UsageTotals {
   input_tokens: number;
@@ -28,7 +38,8 @@ export interface UsageTotals {
 }
 
 /**
- * Session state. The agent loop mutates `history`; the connection owns turn bookkeeping.
+ * Session state. A running turn (`turn.ts`) appends to `history` and takes `seq`
+ * numbers; the front-end owns turn bookkeeping (`turn`) and approvals.
  *
  * @example
  * ```ts
@@ -61,6 +72,16 @@ export class Session {
     this.history = [];
     this.usage = { input_tokens: 0, output_tokens: 0 };
     this.compactedMessages = 0;
+  }
+
+  /**
+   * Puts a shortened history in place and counts what it removed, for compaction and trimming
+   * alike; returns where the current turn now begins.
+   */
+  applyCut(cut: HistoryCut): number {
+    this.history = cut.history;
+    this.compactedMessages += cut.removedMessages;
+    return cut.newTurnStart;
   }
 
   /**

@@ -10,13 +10,40 @@ export interface ChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
+  /**
+   * Provider data that must come back with this call, in the Chat Completions shape it arrived
+   * in (Gemini's `{"google": {"thought_signature": ...}}`).
+   */
+  extra_content?: Record<string, unknown>;
+}
+
+/**
+ * Reasoning a provider requires back on later requests, kept on the assistant message it came
+ * with. Each provider sends back only its own part; the rest of the reasoning is not kept.
+ */
+export interface ProviderData {
+  /** Anthropic's thinking blocks, signatures included, verbatim. */
+  anthropic_thinking?: Array<Record<string, unknown>>;
+  /** OpenAI Responses reasoning items (with `encrypted_content`), verbatim. */
+  responses_reasoning?: Array<Record<string, unknown>>;
+}
+
+/** The assistant's message as it goes into the canonical history. */
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: ChatToolCall[];
+  /** DeepSeek-style thinking text, sent back on tool-call messages as Chat Completions has it. */
+  reasoning_content?: string;
+  /** What other providers need back; see {@link ProviderData}. */
+  provider_data?: ProviderData;
 }
 
 /** A canonical chat message. */
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | AssistantMessage
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** A tool as offered to the model (OpenAI function format). */
@@ -36,18 +63,26 @@ export interface ProviderRequest {
   model: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** Cancels the call: the stream then throws the signal's reason. */
   signal: AbortSignal;
-  /** Awaited for each streamed text piece, so a slow consumer slows the read. */
-  onDelta: (text: string) => Promise<void>;
 }
 
-/** One provider call's complete answer. */
-export interface ProviderResponse {
-  content: string;
-  toolCalls: ChatToolCall[];
-  usage?: ProviderUsage;
-  finishReason?: string;
-}
+/**
+ * What a provider call yields, in order: text and reasoning as they stream, usage when
+ * reported, notices, then every assembled tool call, then exactly one `done`, last.
+ */
+export type ProviderEvent =
+  /** Assistant text, append-only. */
+  | { type: "text"; text: string }
+  /** Thinking text: never assistant text. */
+  | { type: "reasoning"; text: string }
+  /** A fully assembled call, in order, before `done`. */
+  | { type: "tool_call"; call: ChatToolCall }
+  | { type: "usage"; usage: ProviderUsage }
+  /** Something the user should know (e.g. the model cannot use tools). */
+  | { type: "notice"; message: string }
+  /** The message to append to history. */
+  | { type: "done"; message: AssistantMessage; finishReason?: string };
 
 /** Why a provider call failed, mapped onto `turn.failed` codes. */
 export type ProviderFailureCode = "provider_error" | "response_limit" | "tool_limit";
@@ -66,6 +101,10 @@ export class ProviderError extends Error {
 
 /** Anything that can answer a chat request by streaming. */
 export interface Provider {
-  /** Streams one completion; rejects with {@link ProviderError}, or an AbortError on cancel. */
-  complete(request: ProviderRequest): Promise<ProviderResponse>;
+  /**
+   * One provider call, pulled by the caller (backpressure and cancellation follow from
+   * pulling). Throws {@link ProviderError} on failure and the signal's reason when cancelled;
+   * never yields after throwing. Breaking out of the loop releases the HTTP response.
+   */
+  stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
 }

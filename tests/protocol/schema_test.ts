@@ -1,6 +1,8 @@
 /**
  * The protocol schemas against PEON-PROTOCOL.md. The fixtures are the specification's example
- * frames, copied verbatim, so the code and the document cannot drift apart.
+ * frames, copied verbatim, so the code and the document cannot drift apart; the scv 0.2
+ * additions' examples (`<area>_client_messages.ndjson`, `<area>_server_events.ndjson`) are the
+ * frames of that area's docs/ page.
  */
 import assert from "node:assert/strict";
 import {
@@ -21,8 +23,17 @@ function readFixture(name: string): Array<Record<string, unknown>> {
   return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
 }
 
-const clientExamples = readFixture("client_messages.ndjson");
-const serverExamples = readFixture("server_events.ndjson");
+/** Every fixture file whose name ends so, the specification's own first. */
+function readFixtures(suffix: string): Array<Record<string, unknown>> {
+  const names = [...Deno.readDirSync(fixtures)].map((e) => e.name)
+    .filter((n) => n.endsWith(suffix) && n !== suffix).sort();
+  return [suffix, ...names].flatMap(readFixture);
+}
+
+const specClientExamples = readFixture("client_messages.ndjson");
+const specServerExamples = readFixture("server_events.ndjson");
+const clientExamples = readFixtures("client_messages.ndjson");
+const serverExamples = readFixtures("server_events.ndjson");
 
 /** Parses, re-encodes as a frame and decodes again: the value must come back unchanged. */
 function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerEvent): unknown {
@@ -32,7 +43,7 @@ function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerE
 }
 
 Deno.test("every client example frame of the specification parses and round-trips", () => {
-  assert.equal(clientExamples.length, 6);
+  assert.equal(specClientExamples.length, 6);
   for (const example of clientExamples) {
     const r = ClientMessage.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -41,7 +52,7 @@ Deno.test("every client example frame of the specification parses and round-trip
 });
 
 Deno.test("every server example frame of the specification parses and round-trips", () => {
-  assert.equal(serverExamples.length, 17);
+  assert.equal(specServerExamples.length, 17);
   for (const example of serverExamples) {
     const r = ServerEvent.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -62,7 +73,12 @@ Deno.test("every declared message and event type has an example in the specifica
 
 Deno.test("client message examples are not server events and vice versa", () => {
   for (const example of clientExamples) assert.ok(!ServerEvent.safeParse(example).success);
-  for (const example of serverExamples) assert.ok(!ClientMessage.safeParse(example).success);
+  for (const example of serverExamples) {
+    // A reply named like its request (session.list) carries more fields than the request,
+    // and objects ignore unknown fields, so only the other direction can be told apart.
+    if (Object.hasOwn(CLIENT_MESSAGES, String(example.type))) continue;
+    assert.ok(!ClientMessage.safeParse(example).success, String(example.type));
+  }
 });
 
 Deno.test("unknown fields are ignored when parsing a client message", () => {
@@ -85,10 +101,18 @@ Deno.test("unknown fields are ignored when parsing a server event", () => {
 
 // Fields the specification allows to be absent: usage when no provider call reported it, the
 // request id of an error about a frame that had none, and the client's self-description.
+// scv 0.2 adds only optional fields to v1 messages, and its new messages have optional parts.
 const OPTIONAL: Record<string, string[]> = {
   "initialize": ["client"],
   "turn.completed": ["usage"],
   "error": ["request_id"],
+  "session.start": ["resume"],
+  "session.started": ["resumed", "last_seq"],
+  "context.compacted": ["turn_id"],
+  "session.list": ["cwd", "limit", "truncated"],
+  "session.compact": ["instructions"],
+  "session.configure": ["model", "approval_policy"],
+  "history.item": ["truncated", "compaction", "name", "summary", "success"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {
@@ -143,6 +167,10 @@ Deno.test("isClientMessageType accepts exactly the client message types", () => 
       "turn.cancel",
       "approval.resolve",
       "session.clear",
+      "session.list",
+      "session.history",
+      "session.compact",
+      "session.configure",
     ]
   ) {
     assert.ok(isClientMessageType(t), t);
@@ -214,4 +242,46 @@ Deno.test("approval.requested accepts the three risk classes only", () => {
     assert.ok(ServerEvent.safeParse({ ...requested, risk }).success, risk);
   }
   assert.ok(!ServerEvent.safeParse({ ...requested, risk: "network" }).success);
+});
+
+Deno.test("every v1 example frame still parses unchanged with the scv 0.2 schemas", () => {
+  // Backward compatibility: v1 frames need none of the 0.2 fields.
+  for (const example of specClientExamples) {
+    assert.deepEqual(JSON.parse(JSON.stringify(ClientMessage.parse(example))), example);
+  }
+  for (const example of specServerExamples) {
+    assert.deepEqual(JSON.parse(JSON.stringify(ServerEvent.parse(example))), example);
+  }
+});
+
+Deno.test("session.start's resume must be a non-empty string when present", () => {
+  const start = { type: "session.start", request_id: "1", cwd: "/w" };
+  assert.ok(ClientMessage.safeParse({ ...start, resume: "last" }).success);
+  assert.ok(!ClientMessage.safeParse({ ...start, resume: "" }).success);
+  assert.ok(!ClientMessage.safeParse({ ...start, resume: 7 }).success);
+});
+
+Deno.test("session.list's limit must be a positive integer of at most 1000", () => {
+  const list = { type: "session.list", request_id: "1" };
+  assert.ok(ClientMessage.safeParse({ ...list, limit: 1000 }).success);
+  assert.ok(!ClientMessage.safeParse({ ...list, limit: 1001 }).success);
+  assert.ok(!ClientMessage.safeParse({ ...list, limit: 0 }).success);
+  assert.ok(!ClientMessage.safeParse({ ...list, limit: 2.5 }).success);
+});
+
+Deno.test("session.configure accepts the four approval policies and a non-blank model", () => {
+  const configure = { type: "session.configure", request_id: "1", session_id: "s" };
+  for (const approval_policy of ["always", "on-risk", "never", "auto"]) {
+    assert.ok(ClientMessage.safeParse({ ...configure, approval_policy }).success);
+  }
+  assert.ok(!ClientMessage.safeParse({ ...configure, approval_policy: "sometimes" }).success);
+  assert.ok(!ClientMessage.safeParse({ ...configure, model: "  " }).success);
+});
+
+Deno.test("history.item's role is user, assistant or tool", () => {
+  const item = { type: "history.item", request_id: "1", session_id: "s", content: "x" };
+  for (const role of ["user", "assistant", "tool"]) {
+    assert.ok(ServerEvent.safeParse({ ...item, role }).success, role);
+  }
+  assert.ok(!ServerEvent.safeParse({ ...item, role: "system" }).success);
 });

@@ -1,0 +1,358 @@
+/**
+ * Whole-command benchmark of `scv exec`, side by side with Codex's native binary when it is
+ * installed (`npm install @openai/codex` somewhere and point `CODEX_BIN` at its `codex`, or have
+ * `codex` on PATH; otherwise the Codex rows are skipped). Both talk to one scripted mock on
+ * 127.0.0.1 that serves Chat Completions (scv) and the Responses API (Codex) with pre-encoded
+ * bodies, so the mock costs the same for both.
+ *
+ * Figures (medians of `RUNS`, default 5):
+ * - text turn: wall time spawn → exit for a 2,000-delta answer, time to the first byte of the
+ *   answer on stdout, and peak RSS (VmHWM, polled);
+ * - `--json` throughput: `assistant.delta` lines per second for a 50,000-delta answer (a 100,000-delta one would pass the 4 MiB response cap);
+ * - tool turn: one `bash` call (two provider requests), spawn → exit;
+ * - `scv --version`.
+ *
+ * Run: `deno run -A bench/exec_bench.ts [RUNS]` (`deno task bench:exec`).
+ */
+
+const RUNS = Number(Deno.args[0] ?? 5);
+const ROOT = new URL("..", import.meta.url).pathname;
+const MAIN = `${ROOT}main.ts`;
+const FLAGS = [
+  "--no-prompt",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-net",
+  "--allow-run",
+];
+const encoder = new TextEncoder();
+
+function sse(events: unknown[], done = true): Uint8Array<ArrayBuffer> {
+  return encoder.encode(
+    events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + (done ? "data: [DONE]\n\n" : ""),
+  );
+}
+
+function chatText(deltas: number): Uint8Array<ArrayBuffer> {
+  const ev: unknown[] = [{ choices: [{ index: 0, delta: { role: "assistant", content: "" } }] }];
+  for (let i = 0; i < deltas; i++) {
+    ev.push({ choices: [{ index: 0, delta: { content: `tok${i % 10} ` } }] });
+  }
+  ev.push({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+  ev.push({ choices: [], usage: { prompt_tokens: 10, completion_tokens: deltas } });
+  return sse(ev);
+}
+
+function chatToolCall(): Uint8Array<ArrayBuffer> {
+  return sse([
+    {
+      choices: [{
+        index: 0,
+        delta: {
+          tool_calls: [{
+            index: 0,
+            id: "call_1",
+            type: "function",
+            function: { name: "bash", arguments: JSON.stringify({ command: "echo hi" }) },
+          }],
+        },
+      }],
+    },
+    { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+  ]);
+}
+
+/** Responses API stream (what Codex speaks), in the event shapes OpenAI documents. */
+function responsesEvents(items: Array<"text" | "tool">, deltas: number): Uint8Array<ArrayBuffer> {
+  const lines: string[] = [];
+  const send = (e: Record<string, unknown>) =>
+    lines.push(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  send({ type: "response.created", response: { id: "resp_1", status: "in_progress", output: [] } });
+  const output: unknown[] = [];
+  items.forEach((kind, index) => {
+    if (kind === "text") {
+      const item = { type: "message", id: "msg_1", role: "assistant", status: "in_progress" };
+      send({
+        type: "response.output_item.added",
+        output_index: index,
+        item: { ...item, content: [] },
+      });
+      let all = "";
+      for (let i = 0; i < deltas; i++) {
+        const d = `tok${i % 10} `;
+        all += d;
+        send({
+          type: "response.output_text.delta",
+          item_id: "msg_1",
+          output_index: index,
+          content_index: 0,
+          delta: d,
+        });
+      }
+      const done = {
+        ...item,
+        status: "completed",
+        content: [{ type: "output_text", text: all, annotations: [] }],
+      };
+      output.push(done);
+      send({ type: "response.output_item.done", output_index: index, item: done });
+    } else {
+      const call = {
+        type: "function_call",
+        id: "fc_1",
+        call_id: "call_1",
+        name: "shell",
+        arguments: JSON.stringify({ command: ["bash", "-lc", "echo hi"] }),
+        status: "completed",
+      };
+      send({ type: "response.output_item.added", output_index: index, item: call });
+      output.push(call);
+      send({ type: "response.output_item.done", output_index: index, item: call });
+    }
+  });
+  send({
+    type: "response.completed",
+    response: {
+      id: "resp_1",
+      status: "completed",
+      output,
+      usage: { input_tokens: 10, output_tokens: deltas, total_tokens: 10 + deltas },
+    },
+  });
+  return encoder.encode(lines.join(""));
+}
+
+type Scenario = "text" | "json" | "tool";
+let scenario: Scenario = "text";
+let requestIndex = 0;
+const bodies = {
+  chatText: chatText(2000),
+  chatJson: chatText(50_000),
+  chatTool: chatToolCall(),
+  chatAfterTool: chatText(20),
+  respText: responsesEvents(["text"], 2000),
+  respTool: responsesEvents(["tool"], 0),
+  respAfterTool: responsesEvents(["text"], 20),
+};
+
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+  const url = new URL(req.url);
+  await req.arrayBuffer();
+  const i = requestIndex++;
+  const headers = { "content-type": "text/event-stream" };
+  if (url.pathname.endsWith("/chat/completions")) {
+    const body = scenario === "json"
+      ? bodies.chatJson
+      : scenario === "tool"
+      ? (i === 0 ? bodies.chatTool : bodies.chatAfterTool)
+      : bodies.chatText;
+    return new Response(body, { headers });
+  }
+  if (url.pathname.endsWith("/responses")) {
+    const body = scenario === "tool"
+      ? (i === 0 ? bodies.respTool : bodies.respAfterTool)
+      : bodies.respText;
+    return new Response(body, { headers });
+  }
+  return new Response("not found", { status: 404 });
+});
+const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+
+interface Run {
+  wallMs: number;
+  firstByteMs: number;
+  peakRssKiB: number;
+  stdoutBytes: number;
+  lines: number;
+  status: number;
+}
+
+async function vmHwmKiB(pid: number): Promise<number> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const m = status.match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function timeCommand(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Run> {
+  const t0 = performance.now();
+  const child = new Deno.Command(cmd, {
+    args,
+    env,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let peak = 0;
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      peak = Math.max(peak, await vmHwmKiB(child.pid));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  let firstByteMs = -1;
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of child.stdout) {
+    if (firstByteMs < 0) firstByteMs = performance.now() - t0;
+    bytes += chunk.length;
+    for (const b of chunk) if (b === 10) lines++;
+  }
+  const status = await child.status;
+  const wallMs = performance.now() - t0;
+  polling = false;
+  await poller;
+  return { wallMs, firstByteMs, peakRssKiB: peak, stdoutBytes: bytes, lines, status: status.code };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+async function repeat(
+  s: Scenario,
+  fn: () => Promise<Run>,
+): Promise<Run> {
+  const runs: Run[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    scenario = s;
+    requestIndex = 0;
+    const r = await fn();
+    if (r.status !== 0) throw new Error(`run failed with status ${r.status} (${s})`);
+    runs.push(r);
+  }
+  return {
+    wallMs: median(runs.map((r) => r.wallMs)),
+    firstByteMs: median(runs.map((r) => r.firstByteMs)),
+    peakRssKiB: median(runs.map((r) => r.peakRssKiB)),
+    stdoutBytes: median(runs.map((r) => r.stdoutBytes)),
+    lines: median(runs.map((r) => r.lines)),
+    status: 0,
+  };
+}
+
+const work = await Deno.makeTempDir({ prefix: "scv-bench-" });
+const home = await Deno.makeTempDir({ prefix: "scv-bench-home-" });
+const config = `${work}/bench.jsonc`;
+await Deno.writeTextFile(
+  config,
+  JSON.stringify({ base_url: baseUrl, approval_policy: "never", persist_sessions: false }),
+);
+const env: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  HOME: home,
+  XDG_CONFIG_HOME: `${home}/.config`,
+  XDG_STATE_HOME: `${home}/.state`,
+  NO_COLOR: "1",
+};
+const denoDir = Deno.env.get("DENO_DIR");
+if (denoDir) env.DENO_DIR = denoDir;
+
+// Older checkouts refuse unknown config keys: retry without the 0.2 one.
+async function scvConfigOk(): Promise<void> {
+  const probe = await timeCommand(
+    Deno.execPath(),
+    ["run", ...FLAGS, MAIN, "exec", "--config", config, "hi"],
+    env,
+    work,
+  );
+  if (probe.status !== 0) {
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({ base_url: baseUrl, approval_policy: "never" }),
+    );
+  }
+}
+await scvConfigOk();
+
+const scv = (args: string[]) => () =>
+  timeCommand(Deno.execPath(), ["run", ...FLAGS, MAIN, ...args], env, work);
+
+const rows: string[] = [];
+const fmt = (n: number) => n.toFixed(1);
+function row(name: string, r: Run, extra = "") {
+  rows.push(
+    `| ${name} | ${fmt(r.wallMs)} ms | ${fmt(r.firstByteMs)} ms | ${fmt(r.peakRssKiB / 1024)} MB |${
+      extra ? " " + extra : ""
+    }`,
+  );
+}
+
+const version = await repeat("text", scv(["--version"]));
+row("scv --version", version);
+const textRun = await repeat("text", scv(["exec", "--config", config, "Say something."]));
+row("scv exec, 2,000-delta answer", textRun);
+const jsonRun = await repeat("json", scv(["exec", "--json", "--config", config, "Say a lot."]));
+const deltaLines = jsonRun.lines;
+row(
+  "scv exec --json, 50,000 deltas",
+  jsonRun,
+  `${
+    Math.round(deltaLines / (jsonRun.wallMs / 1000)).toLocaleString("en")
+  } lines/s (spawn to exit)`,
+);
+const toolRun = await repeat("tool", scv(["exec", "--config", config, "Run echo hi."]));
+row("scv exec, one bash call", toolRun);
+
+const codex = Deno.env.get("CODEX_BIN") ?? await which("codex");
+if (codex) {
+  const codexHome = `${home}/.codex`;
+  await Deno.mkdir(codexHome, { recursive: true });
+  await Deno.writeTextFile(
+    `${codexHome}/config.toml`,
+    [
+      `model = "gpt-4.1-mini"`,
+      `model_provider = "mock"`,
+      `approval_policy = "never"`,
+      `sandbox_mode = "danger-full-access"`,
+      `[model_providers.mock]`,
+      `name = "mock"`,
+      `base_url = "${baseUrl}"`,
+      `wire_api = "responses"`,
+      `request_max_retries = 0`,
+      `stream_max_retries = 0`,
+    ].join("\n") + "\n",
+  );
+  const codexEnv = { ...env, CODEX_HOME: codexHome };
+  const run = (prompt: string) => () =>
+    timeCommand(codex, ["exec", "--skip-git-repo-check", prompt], codexEnv, work);
+  try {
+    row("codex exec, 2,000-delta answer", await repeat("text", run("Say something.")));
+    row("codex exec, one shell call", await repeat("tool", run("Run echo hi.")));
+  } catch (e) {
+    rows.push(`| codex | failed: ${e instanceof Error ? e.message : e} | | |`);
+  }
+} else {
+  rows.push("| codex | not installed: skipped | | |");
+}
+
+console.log(`medians of ${RUNS} runs on ${Deno.build.target}`);
+console.log("| run | wall | first stdout byte | peak RSS |");
+console.log("| --- | --- | --- | --- |");
+for (const r of rows) console.log(r);
+
+await server.shutdown();
+await Deno.remove(work, { recursive: true });
+await Deno.remove(home, { recursive: true });
+
+async function which(name: string): Promise<string | undefined> {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      const p = `${dir}/${name}`;
+      if ((await Deno.stat(p)).isFile) return p;
+    } catch { /* not here */ }
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+/**
+ * How the agent loop asks a person whether a tool call may run. The loop decides *whether* to
+ * ask ({@link needsApproval}); the front-end decides *how*: the Peon connection sends
+ * `approval.requested` and waits for `approval.resolve`, an ACP agent asks with
+ * `session/request_permission`, a test answers from a script.
+ *
+ * @module
+ */
+import type { Risk } from "../../protocol/constants.ts";
+import type { ApprovalPolicy } from "../config.ts";
+
+/** One tool call waiting for a decision. */
+export interface ApprovalRequest {
+  /** The call's id, as in `tool.proposed`. */
+  call_id: string;
+  /** The tool's name. */
+  name: string;
+  /** The parsed, validated arguments. */
+  arguments: unknown;
+  /** The call's risk class. */
+  risk: Risk;
+  /** One line saying what the call does, already bounded for a frame. */
+  summary: string;
+  /** The session's canonical workspace. */
+  cwd: string;
+  /** Whether the call runs in the OS sandbox; omitted where the tool has no sandbox. */
+  sandboxed?: boolean;
+}
+
+/** The front-end's side of approval. */
+export interface Approvals {
+  /**
+   * Asks whether the call may run; resolves true to run it, false to deny it. Rejects with the
+   * signal's reason when the turn is cancelled while waiting (the request is then forgotten).
+   */
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * Whether a call of this risk asks for approval under the policy.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { needsApproval } from "./approvals.ts";
+ * assert(needsApproval("on-risk", "write"));
+ * assert(!needsApproval("on-risk", "read"));
+ * assert(!needsApproval("never", "process"));
+ * ```
+ */
+export function needsApproval(policy: ApprovalPolicy, risk: Risk): boolean {
+  return policy === "always" || (policy === "on-risk" && risk !== "read");
+}

@@ -1,0 +1,34 @@
+/**
+ * The body of `session.started`, gathered in one place: a feature that reports something when a
+ * session starts (the sandbox mode, MCP servers, a resumed session) adds its field to the
+ * `SessionStartedEvent` schema and one line here.
+ *
+ * @module
+ */
+import type { EventOf } from "../../protocol/turn_events.ts";
+import type { Config } from "../config.ts";
+import type { Session } from "../session.ts";
+import type { McpHost } from "../mcp/host.ts";
+
+/** `session.started` without its `type` and `request_id`. */
+export type SessionStartedBody = Omit<EventOf<"session.started">, "type" | "request_id">;
+
+/** What `session.started` reports for a session that was just opened. */
+export function sessionStartedBody(
+  session: Session,
+  config: Config,
+  mcp?: McpHost,
+): SessionStartedBody {
+  return {
+    session_id: session.id,
+    cwd: session.cwd,
+    model: config.model,
+    context_max_tokens: config.context_max_tokens,
+    max_server_frame_bytes: config.max_server_frame_bytes,
+    max_transcript_bytes: config.max_transcript_bytes,
+    max_transcript_items: config.max_transcript_items,
+    max_prompt_history_bytes: config.max_prompt_history_bytes,
+    max_prompt_history_items: config.max_prompt_history_items,
+    ...(mcp ? { mcp_servers: mcp.statuses() } : {}),
+  };
+}

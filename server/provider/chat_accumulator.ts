@@ -1,0 +1,252 @@
+/**
+ * Chat Completions stream chunks in, provider events out, with no I/O: the text, reasoning and
+ * tool-call assembly of one response under the protocol's caps. It reads the chunk shapes the
+ * OpenAI-compatible servers really send, by shape and never by host:
+ * - tool calls with `index` (OpenAI), without it (Gemini: a new `id` starts a new call, no `id`
+ *   continues the last), and names resent whole on every delta (NVIDIA NIM, some proxies);
+ * - reasoning as `reasoning_content` (DeepSeek, vLLM, llama.cpp; kept for tool-call messages,
+ *   which DeepSeek requires back) or `reasoning` (Ollama, OpenRouter, Groq; not sent back);
+ * - Gemini's `extra_content` thought signatures on tool calls, kept to be sent back;
+ * - usage at the top level or under `x_groq.usage` (Groq);
+ * - errors mid-stream as `{"error": ...}` or `{"object": "error", "message": ...}` (older vLLM).
+ *
+ * @module
+ */
+import { clip } from "../error_text.ts";
+import { utf8Length } from "../utf8.ts";
+import { errorMessageOf } from "./error_body.ts";
+import type { ResponseLimits } from "./limits.ts";
+import {
+  type AssistantMessage,
+  type ChatToolCall,
+  ProviderError,
+  type ProviderEvent,
+  type ProviderUsage,
+} from "./types.ts";
+
+/** Provider-supplied text quoted in an error message is cut to this many characters. */
+export const MAX_DETAIL_CHARS = 2000;
+/** Tool call names and ids longer than this are cut (they are echoed in every tool event). */
+export const MAX_TOOL_ID_CHARS = 256;
+
+interface CallSlot {
+  id: string;
+  name: string;
+  args: string;
+  argBytes: number;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Assembles one Chat Completions response. `push` takes each parsed chunk and returns the
+ * events it produced; `finish` returns the tool calls and `done`. Both throw
+ * {@link ProviderError} when a cap is crossed or the provider reported an error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChatAccumulator } from "./chat_accumulator.ts";
+ * import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
+ * const acc = new ChatAccumulator(DEFAULT_RESPONSE_LIMITS);
+ * assert.deepEqual(acc.push({ choices: [{ delta: { content: "Hi" } }] }), [{ type: "text", text: "Hi" }]);
+ * acc.push({ choices: [{ delta: {}, finish_reason: "stop" }] });
+ * assert.deepEqual(acc.finish().at(-1), {
+ *   type: "done",
+ *   message: { role: "assistant", content: "Hi" },
+ *   finishReason: "stop",
+ * });
+ * ```
+ */
+export class ChatAccumulator {
+  #limits: ResponseLimits;
+  #text = "";
+  #textBytes = 0;
+  #reasoning = "";
+  #reasoningBytes = 0;
+  /** Reasoning came as `reasoning_content`: the field DeepSeek wants back. */
+  #reasoningContent = false;
+  #calls: CallSlot[] = [];
+  #byIndex = new Map<number, number>();
+  #finishReason: string | undefined;
+
+  /** An accumulator for one response under these caps. */
+  constructor(limits: ResponseLimits) {
+    this.#limits = limits;
+  }
+
+  /** The finish reason seen so far, if any (a stream without `[DONE]` may still be complete). */
+  get finishReason(): string | undefined {
+    return this.#finishReason;
+  }
+
+  /** Takes one parsed chunk. */
+  push(chunk: unknown): ProviderEvent[] {
+    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return [];
+    const c = chunk as Record<string, unknown>;
+    if (c.error !== undefined && c.error !== null) throw reported(c.error);
+    if (c.object === "error") throw reported(c);
+    const out: ProviderEvent[] = [];
+    const choices = c.choices;
+    const choice = Array.isArray(choices) ? choices[0] as Record<string, unknown> : undefined;
+    if (choice && typeof choice === "object") {
+      if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
+      const delta = choice.delta as Record<string, unknown> | undefined;
+      if (delta && typeof delta === "object") this.#delta(delta, out);
+    }
+    const usage = usageOf(c.usage) ?? usageOf((c.x_groq as { usage?: unknown })?.usage);
+    if (usage) out.push({ type: "usage", usage });
+    return out;
+  }
+
+  #delta(delta: Record<string, unknown>, out: ProviderEvent[]): void {
+    const rc = delta.reasoning_content;
+    const viaContent = typeof rc === "string" && rc.length > 0;
+    const r = viaContent ? rc : delta.reasoning;
+    if (typeof r === "string" && r.length > 0) {
+      if (viaContent) this.#reasoningContent = true;
+      const n = utf8Length(r);
+      if (this.#reasoningBytes + n > this.#limits.maxTextBytes) {
+        throw new ProviderError(
+          "response_limit",
+          `Reasoning text exceeded ${this.#limits.maxTextBytes} bytes`,
+        );
+      }
+      this.#reasoningBytes += n;
+      this.#reasoning += r;
+      out.push({ type: "reasoning", text: r });
+    }
+    const content = delta.content;
+    if (typeof content === "string" && content.length > 0) {
+      const n = utf8Length(content);
+      if (this.#textBytes + n > this.#limits.maxTextBytes) {
+        throw new ProviderError(
+          "response_limit",
+          `Assistant text exceeded ${this.#limits.maxTextBytes} bytes`,
+        );
+      }
+      this.#textBytes += n;
+      this.#text += content;
+      out.push({ type: "text", text: content });
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const tc of delta.tool_calls) {
+        if (tc && typeof tc === "object") this.#toolDelta(tc as Record<string, unknown>);
+      }
+    }
+  }
+
+  #toolDelta(tc: Record<string, unknown>): void {
+    const id = typeof tc.id === "string" ? tc.id : "";
+    let slot: number | undefined;
+    if (Number.isInteger(tc.index)) {
+      slot = this.#byIndex.get(tc.index as number);
+      if (slot === undefined) {
+        slot = this.#open(id);
+        this.#byIndex.set(tc.index as number, slot);
+      }
+    } else {
+      // No index: a new id starts a call, no id (or the same one) continues the last.
+      const last = this.#calls.length - 1;
+      slot = last >= 0 && (id === "" || id === this.#calls[last]!.id) ? last : this.#open(id);
+    }
+    const call = this.#calls[slot]!;
+    if (id && !call.id) call.id = id;
+    const fn = tc.function as Record<string, unknown> | undefined;
+    if (fn && typeof fn === "object") {
+      const name = fn.name;
+      // A name resent whole on every delta is the same name, not more of it.
+      if (typeof name === "string" && name !== call.name) call.name += name;
+      if (typeof fn.arguments === "string") this.#addArguments(call, fn.arguments);
+      else if (typeof fn.arguments === "object" && fn.arguments !== null && call.args === "") {
+        // Some servers send the arguments as an object rather than its JSON text.
+        this.#addArguments(call, JSON.stringify(fn.arguments));
+      }
+    }
+    const extra = tc.extra_content;
+    if (extra && typeof extra === "object" && !Array.isArray(extra)) {
+      if (utf8Length(JSON.stringify(extra)) > this.#limits.maxToolArgumentBytes) {
+        throw new ProviderError(
+          "tool_limit",
+          `Tool call extra_content exceeded ${this.#limits.maxToolArgumentBytes} bytes`,
+        );
+      }
+      call.extra = extra as Record<string, unknown>;
+    }
+  }
+
+  #open(id: string): number {
+    if (this.#calls.length >= this.#limits.maxToolCalls) {
+      throw new ProviderError(
+        "tool_limit",
+        `Provider requested more than ${this.#limits.maxToolCalls} tool calls in one response`,
+      );
+    }
+    this.#calls.push({ id, name: "", args: "", argBytes: 0 });
+    return this.#calls.length - 1;
+  }
+
+  #addArguments(call: CallSlot, piece: string): void {
+    call.argBytes += utf8Length(piece);
+    if (call.argBytes > this.#limits.maxToolArgumentBytes) {
+      throw new ProviderError(
+        "tool_limit",
+        `Tool call arguments exceeded ${this.#limits.maxToolArgumentBytes} bytes`,
+      );
+    }
+    call.args += piece;
+  }
+
+  /** Ends the response: every tool call, in order, then `done`. */
+  finish(): ProviderEvent[] {
+    const out: ProviderEvent[] = [];
+    const seen = new Set<string>();
+    const calls: ChatToolCall[] = this.#calls.map((c, i) => {
+      // Ids pair each result with its call, so a missing or repeated one is made unique.
+      let id = clip(c.id, MAX_TOOL_ID_CHARS) || `call_${i}`;
+      if (seen.has(id)) id = `${id}_${i}`;
+      seen.add(id);
+      const call: ChatToolCall = {
+        id,
+        type: "function",
+        function: { name: clip(c.name, MAX_TOOL_ID_CHARS), arguments: c.args },
+      };
+      if (c.extra) call.extra_content = c.extra;
+      return call;
+    });
+    for (const call of calls) out.push({ type: "tool_call", call });
+    const message: AssistantMessage = calls.length > 0
+      ? { role: "assistant", content: this.#text || null, tool_calls: calls }
+      : { role: "assistant", content: this.#text };
+    // DeepSeek refuses a follow-up whose tool-call message lacks the reasoning it came with;
+    // on a final answer it is not needed again.
+    if (calls.length > 0 && this.#reasoningContent) message.reasoning_content = this.#reasoning;
+    const done: ProviderEvent = { type: "done", message };
+    if (this.#finishReason !== undefined) done.finishReason = this.#finishReason;
+    out.push(done);
+    return out;
+  }
+}
+
+/** A `provider_error` carrying the provider's own message from an error value of any shape. */
+function reported(error: unknown): ProviderError {
+  const msg = errorMessageOf(error) ?? JSON.stringify(error) ?? String(error);
+  return new ProviderError(
+    "provider_error",
+    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
+  );
+}
+
+/** Token counts from a usage object, or undefined when it reports none. */
+export function usageOf(value: unknown): ProviderUsage | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const u = value as Record<string, unknown>;
+  const out: ProviderUsage = {};
+  if (isCount(u.prompt_tokens)) out.prompt_tokens = u.prompt_tokens;
+  if (isCount(u.completion_tokens)) out.completion_tokens = u.completion_tokens;
+  return out.prompt_tokens !== undefined || out.completion_tokens !== undefined ? out : undefined;
+}
+
+/** A token count as a provider may report it: a non-negative safe integer. */
+export function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}

@@ -1,0 +1,256 @@
+/**
+ * The HTTP side every provider shares: one POST with retries on 429/5xx before any body byte,
+ * the idle timeout, bounded error bodies, and the body read as bounded SSE events.
+ *
+ * @module
+ */
+import { errorText } from "../error_text.ts";
+import { errorTextOf } from "./error_body.ts";
+import { IdleTimer } from "./idle_timer.ts";
+import type { ResponseLimits } from "./limits.ts";
+import type { Redactor } from "./redact.ts";
+import { isRetryableStatus, retryDelayMs, type RetryPolicy } from "./retry.ts";
+import { SseDecoder, type SseEvent } from "./sse.ts";
+import { ProviderError } from "./types.ts";
+
+/** An error body is read up to this many bytes. */
+const MAX_ERROR_BODY = 16 * 1024;
+/** The provider's message in an error is cut to this many characters (after redaction). */
+export const MAX_ERROR_DETAIL_CHARS = 2000;
+
+/** An HTTP error answer; `body` (bounded, unredacted) lets a provider recognise a refusal. */
+export class HttpStatusError extends ProviderError {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The first bytes of the body, as text. */
+  readonly body: string;
+  /** Builds the error; `message` must already be safe to show. */
+  constructor(status: number, body: string, message: string) {
+    super("provider_error", message);
+    this.name = "HttpStatusError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Settings of a {@link ProviderHttp}. */
+export interface ProviderHttpOptions {
+  /** The endpoint, e.g. `https://api.openai.com/v1/chat/completions`. */
+  url: string;
+  /** Headers sent on every request. */
+  headers: Record<string, string>;
+  /** No byte for this long fails the request. */
+  idleTimeoutMs: number;
+  retry: RetryPolicy;
+  limits: ResponseLimits;
+  redactor: Redactor;
+  fetch?: typeof fetch;
+}
+
+/** An answered request whose body is still to be read. */
+export interface OpenResponse {
+  body: ReadableStream<Uint8Array>;
+  idle: IdleTimer;
+  headers: Headers;
+}
+
+/** POSTs JSON to one provider endpoint and reads its SSE answer under the caps. */
+export class ProviderHttp {
+  #o: ProviderHttpOptions;
+
+  /** A client for one endpoint. */
+  constructor(options: ProviderHttpOptions) {
+    this.#o = options;
+  }
+
+  /** The endpoint without credentials, for messages. */
+  get safeUrl(): string {
+    return this.#o.redactor.redact(this.#o.url);
+  }
+
+  /** The message for a request that went silent. */
+  idleError(): ProviderError {
+    return new ProviderError(
+      "provider_error",
+      `Provider sent nothing for ${this.#o.idleTimeoutMs} ms (provider_timeout_ms)`,
+    );
+  }
+
+  /**
+   * Sends `body`, retrying 429 and 5xx with backoff (cancellable); resolves once a 2xx answer's
+   * headers are in. Throws {@link HttpStatusError} for any other answer, a `provider_error` when
+   * the server cannot be reached, and the signal's reason on cancel.
+   */
+  async open(body: string, signal: AbortSignal): Promise<OpenResponse> {
+    const { retry, redactor } = this.#o;
+    for (let attempt = 1;; attempt++) {
+      signal.throwIfAborted();
+      const idle = new IdleTimer(this.#o.idleTimeoutMs, signal);
+      let res: Response;
+      try {
+        res = await (this.#o.fetch ?? fetch)(this.#o.url, {
+          method: "POST",
+          headers: this.#o.headers,
+          body,
+          signal: idle.signal,
+        });
+      } catch (e) {
+        idle.stop();
+        signal.throwIfAborted();
+        if (idle.fired) throw this.idleError();
+        throw new ProviderError(
+          "provider_error",
+          redactor.safe(
+            `Cannot reach the provider at ${this.#o.url}: ${errorText(e)}`,
+            MAX_ERROR_DETAIL_CHARS,
+          ),
+        );
+      }
+      if (res.ok && res.body) return { body: res.body, idle, headers: res.headers };
+      if (res.ok) {
+        idle.stop();
+        throw new ProviderError("provider_error", "Provider returned an empty body");
+      }
+      if (isRetryableStatus(res.status) && attempt < retry.maxAttempts) {
+        await res.body?.cancel().catch(() => {});
+        idle.stop();
+        await sleep(retryDelayMs(res.headers, attempt, retry), signal);
+        continue;
+      }
+      let text: string;
+      try {
+        text = await readBounded(res, idle);
+      } finally {
+        idle.stop();
+      }
+      signal.throwIfAborted();
+      const tries = attempt > 1 ? ` after ${attempt} attempts` : "";
+      const detail = errorTextOf(text) || res.statusText || "no details";
+      throw new HttpStatusError(
+        res.status,
+        text,
+        redactor.safe(
+          `Provider returned HTTP ${res.status}${tries}: ${detail}`,
+          MAX_ERROR_DETAIL_CHARS,
+        ),
+      );
+    }
+  }
+
+  /**
+   * The answer's body as SSE events, under the event and response caps. The idle clock stops
+   * while the caller holds an event. Returning early (the caller broke off) cancels the body.
+   */
+  async *events(res: OpenResponse, signal: AbortSignal): AsyncGenerator<SseEvent> {
+    const { limits, redactor } = this.#o;
+    const decoder = new SseDecoder(limits.maxEventBytes);
+    const reader = res.body.getReader();
+    const idle = res.idle;
+    let bytes = 0;
+    // fetch's own body errors on abort, but a body that ignores the signal (an embedder's
+    // fetch) must not hang the call: cancelling the reader ends a pending read.
+    const onAbort = () => void reader.cancel().catch(() => {});
+    idle.signal.addEventListener("abort", onAbort, { once: true });
+    const stopped = () => {
+      signal.throwIfAborted();
+      if (idle.fired) throw this.idleError();
+    };
+    try {
+      while (true) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (e) {
+          stopped();
+          throw new ProviderError(
+            "provider_error",
+            redactor.safe(`Provider stream failed: ${errorText(e)}`, MAX_ERROR_DETAIL_CHARS),
+          );
+        }
+        if (idle.signal.aborted) stopped();
+        if (chunk.done) break;
+        idle.touch();
+        bytes += chunk.value.length;
+        if (bytes > limits.maxResponseBytes) {
+          throw new ProviderError(
+            "response_limit",
+            `Provider response exceeded ${limits.maxResponseBytes} bytes`,
+          );
+        }
+        const evs = decoder.push(chunk.value);
+        for (const ev of evs) {
+          idle.pause();
+          yield ev;
+          idle.resume();
+        }
+      }
+      for (const ev of decoder.end()) yield ev;
+    } finally {
+      idle.signal.removeEventListener("abort", onAbort);
+      idle.stop();
+      await reader.cancel().catch(() => {});
+    }
+  }
+}
+
+/** Up to {@link MAX_ERROR_BODY} bytes of an error answer's body, as text. */
+async function readBounded(res: Response, idle: IdleTimer): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < MAX_ERROR_BODY) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      idle.touch();
+      parts.push(value);
+      total += value.length;
+    }
+  } catch {
+    // Whatever arrived is still worth showing.
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const buf = new Uint8Array(Math.min(total, MAX_ERROR_BODY));
+  let off = 0;
+  for (const p of parts) {
+    const take = Math.min(p.length, buf.length - off);
+    buf.set(p.subarray(0, take), off);
+    off += take;
+  }
+  return new TextDecoder().decode(buf).trim();
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The error a provider call ends with: the signal's reason once cancelled, a
+ * {@link ProviderError} redacted again (its message may quote provider text), anything else a
+ * `provider_error` that says what broke.
+ */
+export function callError(e: unknown, signal: AbortSignal, redactor: Redactor): unknown {
+  if (signal.aborted) return signal.reason;
+  if (e instanceof HttpStatusError) return e; // built safe
+  if (e instanceof ProviderError) {
+    return new ProviderError(e.code, redactor.safe(e.message, MAX_ERROR_DETAIL_CHARS + 200));
+  }
+  return new ProviderError(
+    "provider_error",
+    redactor.safe(`Provider call failed: ${errorText(e)}`, MAX_ERROR_DETAIL_CHARS),
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * Keeps secrets out of every provider message: the API key, `${VAR}`-expanded header values and
+ * URL credentials (`https://user:password@host`). Redaction runs before a message is cut, so a
+ * cut can never leave a fragment of a secret that the whole-secret match would have caught.
+ *
+ * @module
+ */
+import { clip } from "../error_text.ts";
+
+/** Secrets shorter than this are not searched for: redacting "a" would shred every message. */
+const MIN_SECRET_CHARS = 4;
+const REDACTED = "[redacted]";
+
+/**
+ * `user:password@` (or `user@`) after a URL scheme, replaced by `[redacted]@`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stripUrlCredentials } from "./redact.ts";
+ * assert.equal(
+ *   stripUrlCredentials("at https://bob:hunter2@llm.example/v1: refused"),
+ *   "at https://[redacted]@llm.example/v1: refused",
+ * );
+ * ```
+ */
+export function stripUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, `$1${REDACTED}@`);
+}
+
+/** Removes known secret values and URL credentials from text meant for users and logs. */
+export class Redactor {
+  #secrets: string[];
+
+  /** A redactor for these secret values (empty and very short ones are ignored). */
+  constructor(secrets: Iterable<string | undefined>) {
+    const set = new Set<string>();
+    for (const s of secrets) {
+      if (s === undefined || s.length < MIN_SECRET_CHARS) continue;
+      set.add(s);
+      // A secret may be echoed in the encodings a request carries it in.
+      set.add(encodeURIComponent(s));
+      set.add(JSON.stringify(s).slice(1, -1));
+    }
+    // Longest first, so a secret containing another is removed whole.
+    this.#secrets = [...set].filter((s) => s.length >= MIN_SECRET_CHARS).sort((a, b) =>
+      b.length - a.length
+    );
+  }
+
+  /** `text` without any secret or URL credential. */
+  redact(text: string): string {
+    let out = text;
+    for (const s of this.#secrets) {
+      if (out.includes(s)) out = out.split(s).join(REDACTED);
+    }
+    return stripUrlCredentials(out);
+  }
+
+  /** `text` redacted, then cut to `max` characters: the order that leaks no fragment. */
+  safe(text: string, max: number): string {
+    return clip(this.redact(text), max);
+  }
+}

@@ -1,0 +1,236 @@
+import { assert, assertEquals } from "../../support/assert.ts";
+import { UpdateMapper } from "../../../server/acp/updates.ts";
+
+function mapper(maxDiffBytes = 1024): UpdateMapper {
+  return new UpdateMapper({
+    cwd: "/ws",
+    title: (name, args) =>
+      name === "bash" ? `Run shell command: ${(args as { command: string }).command}` : undefined,
+    maxDiffBytes,
+  });
+}
+
+Deno.test("an assistant delta is an agent_message_chunk of its text", () => {
+  assertEquals(mapper().map({ type: "assistant.delta", content: "Hel" }), [
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hel" } },
+  ]);
+});
+
+Deno.test("a reasoning delta is an agent_thought_chunk, never message text", () => {
+  assertEquals(mapper().map({ type: "assistant.reasoning.delta", content: "hmm" }), [
+    { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
+  ]);
+});
+
+Deno.test("a proposed call is a pending tool_call with kind, title, locations and raw input", () => {
+  const m = mapper();
+  assertEquals(
+    m.map({ type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "ls" } }),
+    [{
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "Run shell command: ls",
+      kind: "execute",
+      status: "pending",
+      locations: [],
+      rawInput: { command: "ls" },
+    }],
+  );
+  const [read] = m.map({
+    type: "tool.proposed",
+    call_id: "c2",
+    name: "read_file",
+    arguments: { path: "src/a.ts" },
+  });
+  assertEquals(read, {
+    sessionUpdate: "tool_call",
+    toolCallId: "c2",
+    title: "read_file",
+    kind: "read",
+    status: "pending",
+    locations: [{ path: "/ws/src/a.ts" }],
+    rawInput: { path: "src/a.ts" },
+  });
+});
+
+Deno.test("a title function that throws leaves the tool name as the title", () => {
+  const m = new UpdateMapper({
+    cwd: "/ws",
+    title: () => {
+      throw new Error("x");
+    },
+    maxDiffBytes: 1,
+  });
+  const [u] = m.map({ type: "tool.proposed", call_id: "c", name: "glob", arguments: {} });
+  assertEquals((u as { title: string }).title, "glob");
+});
+
+Deno.test("an approval request retitles the call with the approval summary", () => {
+  assertEquals(
+    mapper().map({
+      type: "approval.requested",
+      approval_id: "a",
+      call_id: "c1",
+      name: "bash",
+      risk: "process",
+      cwd: "/ws",
+      summary: "Run shell command: rm -rf x",
+    }),
+    [{ sessionUpdate: "tool_call_update", toolCallId: "c1", title: "Run shell command: rm -rf x" }],
+  );
+});
+
+Deno.test("a started call is in_progress; a completed one completed or failed with its output", () => {
+  const m = mapper();
+  m.map({ type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "ls" } });
+  assertEquals(m.map({ type: "tool.started", call_id: "c1", name: "bash" }), [
+    { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" },
+  ]);
+  assertEquals(
+    m.map({
+      type: "tool.completed",
+      call_id: "c1",
+      name: "bash",
+      success: false,
+      output: "exit 1",
+      truncated: false,
+    }),
+    [{
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "exit 1" } }],
+    }],
+  );
+});
+
+Deno.test("a completed write carries a diff block with the old and new text", () => {
+  const m = mapper();
+  m.map({
+    type: "tool.proposed",
+    call_id: "w",
+    name: "edit_file",
+    arguments: { path: "a.txt", old_string: "a", new_string: "b" },
+  });
+  assertEquals(m.changedFile("w"), "/ws/a.txt");
+  const [u] = m.map(
+    {
+      type: "tool.completed",
+      call_id: "w",
+      name: "edit_file",
+      success: true,
+      output: "Edited",
+      truncated: false,
+    },
+    { path: "/ws/a.txt", oldText: "a\n", newText: "b\n" },
+  );
+  assertEquals((u as { content: unknown[] }).content, [
+    { type: "content", content: { type: "text", text: "Edited" } },
+    { type: "diff", path: "/ws/a.txt", oldText: "a\n", newText: "b\n" },
+  ]);
+  assertEquals(m.call("w"), undefined);
+});
+
+Deno.test("a new file's diff has a null old text", () => {
+  const m = mapper();
+  m.map({
+    type: "tool.proposed",
+    call_id: "w",
+    name: "write_file",
+    arguments: { path: "n.txt", content: "x" },
+  });
+  const [u] = m.map(
+    {
+      type: "tool.completed",
+      call_id: "w",
+      name: "write_file",
+      success: true,
+      output: "Created",
+      truncated: false,
+    },
+    { path: "/ws/n.txt", oldText: null, newText: "x" },
+  );
+  assertEquals((u as { content: unknown[] }).content[1], {
+    type: "diff",
+    path: "/ws/n.txt",
+    oldText: null,
+    newText: "x",
+  });
+});
+
+Deno.test("a diff one byte over the bound is left out; at the bound it is kept", () => {
+  for (const [bound, kept] of [[4, true], [3, false]] as const) {
+    const m = mapper(bound);
+    m.map({
+      type: "tool.proposed",
+      call_id: "w",
+      name: "write_file",
+      arguments: { path: "a", content: "cd" },
+    });
+    const [u] = m.map(
+      {
+        type: "tool.completed",
+        call_id: "w",
+        name: "write_file",
+        success: true,
+        output: "ok",
+        truncated: false,
+      },
+      { path: "/ws/a", oldText: "ab", newText: "cd" },
+    );
+    assertEquals((u as { content: unknown[] }).content.length, kept ? 2 : 1);
+  }
+});
+
+Deno.test("a failed write carries no diff", () => {
+  const m = mapper();
+  m.map({
+    type: "tool.proposed",
+    call_id: "w",
+    name: "write_file",
+    arguments: { path: "a", content: "c" },
+  });
+  const [u] = m.map(
+    {
+      type: "tool.completed",
+      call_id: "w",
+      name: "write_file",
+      success: false,
+      output: "denied",
+      truncated: false,
+    },
+    { path: "/ws/a", oldText: "a", newText: "a" },
+  );
+  assertEquals((u as { content: unknown[] }).content.length, 1);
+});
+
+Deno.test("non-file tools and unknown calls name no changed file", () => {
+  const m = mapper();
+  m.map({ type: "tool.proposed", call_id: "b", name: "bash", arguments: { command: "ls" } });
+  assertEquals(m.changedFile("b"), undefined);
+  assertEquals(m.changedFile("nope"), undefined);
+});
+
+Deno.test("terminal, completion and context events map to no update", () => {
+  const m = mapper();
+  for (
+    const type of [
+      "turn.started",
+      "assistant.completed",
+      "context.compacted",
+      "turn.completed",
+      "turn.failed",
+    ]
+  ) {
+    assertEquals(m.map({ type }), []);
+  }
+});
+
+Deno.test("the mapper forgets the oldest open call past its bound", () => {
+  const m = mapper();
+  for (let i = 0; i <= 1024; i++) {
+    m.map({ type: "tool.proposed", call_id: `c${i}`, name: "bash", arguments: { command: "x" } });
+  }
+  assertEquals(m.call("c0"), undefined);
+  assert(m.call("c1024") !== undefined && m.call("c1") !== undefined);
+});
