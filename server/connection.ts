@@ -25,6 +25,7 @@ import { route } from "./connection/routes.ts";
 import { errorText, quoteInput } from "./error_text.ts";
 import type { Session } from "./session.ts";
 import type { TurnEndObserver } from "./turn.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./connection/context.ts";
@@ -50,6 +51,8 @@ export interface ConnectionOptions {
   onTurnEnd?: TurnEndObserver;
   /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
   mcp?: McpHost;
+  /** Where sessions are recorded and resumed from; omitted: not recorded. */
+  sessions?: SessionStore | undefined;
 }
 
 /** Errors that end the read loop: the output is gone or the connection closes on purpose. */
@@ -168,6 +171,8 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Every turn has ended (or was abandoned): release the session files' locks.
+    for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});
   }
 
@@ -185,6 +190,8 @@ export class Connection {
       onTurnEnd: o.onTurnEnd,
       mcp: o.mcp,
       initialized: false,
+      store: o.sessions,
+      tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),
       sendSession: <T extends ServerEventType>(event: Unsequenced<T>, session: Session) =>
         replies.send({ ...event }, session.seq),

@@ -9,6 +9,8 @@ import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { McpHost, type McpServerStatus } from "./mcp/host.ts";
+import { openSessionStore } from "./sessions/open_store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -27,6 +29,11 @@ export interface ServeOptions {
   env?: (name: string) => string | undefined;
   /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
   onMcpStatus?: (status: McpServerStatus) => void;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when
+   * `persist_sessions` is on; null: nowhere.
+   */
+  sessions?: SessionStore | null;
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
@@ -52,7 +59,8 @@ export async function providerFromConfig(
  * import { serve } from "./serve.ts";
  * import { DEFAULT_CONFIG } from "./config.ts";
  * const input = ReadableStream.from<Uint8Array>([]);
- * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
+ * const config = { ...DEFAULT_CONFIG, persist_sessions: false };
+ * const status = await serve({ readable: input, writable: new WritableStream(), config });
  * assert(status === 0);
  * ```
  */
@@ -95,6 +103,9 @@ export function serve(options: ServeOptions): Promise<number> {
         secretEnv: [config.api_key_env],
       };
     })();
+  const sessions = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
@@ -102,6 +113,7 @@ export function serve(options: ServeOptions): Promise<number> {
     log,
     deps: loadDeps,
     ...(mcp ? { mcp } : {}),
+    sessions,
   });
   // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
   return connection.run().finally(() => mcp?.close());

@@ -39,9 +39,17 @@ function failed(output: string): ToolResult {
 }
 
 /** The client's failure as the model sees it. */
-function editorFailure(verb: string, path: string, e: unknown, signal: AbortSignal): ToolResult {
-  if (signal.aborted) return failed(stopMessage(signal, `${verb} "${path}" was cancelled`));
-  return failed(`Cannot ${verb.toLowerCase()} "${path}" through the editor: ${errorText(e)}`);
+function editorFailure(
+  verb: "read" | "write" | "edit",
+  path: string,
+  e: unknown,
+  signal: AbortSignal,
+): ToolResult {
+  if (signal.aborted) {
+    const doing = { read: "Reading", write: "Writing", edit: "Editing" }[verb];
+    return failed(stopMessage(signal, `${doing} "${path}" was cancelled`));
+  }
+  return failed(`Cannot ${verb} "${path}" through the editor: ${errorText(e)}`);
 }
 
 /**
@@ -108,7 +116,7 @@ function readThrough(read: NonNullable<ClientFiles["read"]>): AnyTool {
       // One line more than shown tells whether the file goes on.
       content = await read(absolute, { line: offset, limit: limit + 1 }, ctx.signal);
     } catch (e) {
-      return editorFailure("Reading", p, e, ctx.signal);
+      return editorFailure("read", p, e, ctx.signal);
     }
     if (content.includes("\u0000")) {
       return failed(`Cannot read "${p}": it looks like a binary file (it contains NUL bytes)`);
@@ -161,7 +169,7 @@ function writeThrough(write: NonNullable<ClientFiles["write"]>): AnyTool {
         truncated: false,
       };
     } catch (e) {
-      return editorFailure("Writing", args.path, e, ctx.signal);
+      return editorFailure("write", args.path, e, ctx.signal);
     }
   };
   return { ...writeFileTool, run };
@@ -199,7 +207,7 @@ function editThrough(files: ClientFiles): AnyTool {
       const { text, truncated } = truncateText(head + diff, ctx.limits.maxOutputBytes);
       return { success: true, output: text, truncated };
     } catch (e) {
-      return editorFailure("Editing", p, e, ctx.signal);
+      return editorFailure("edit", p, e, ctx.signal);
     }
   };
   return { ...editFileTool, run };
