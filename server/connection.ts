@@ -12,6 +12,7 @@ import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ServerEventType } from "../protocol/schema.ts";
 import type { EventOf } from "../protocol/turn_events.ts";
 import type { Config } from "./config.ts";
+import type { SandboxReport } from "./sandbox/mod.ts";
 import {
   type ConnectionContext,
   type ConnectionDeps,
@@ -51,6 +52,8 @@ export interface ConnectionOptions {
   onTurnEnd?: TurnEndObserver;
   /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
   mcp?: McpHost;
+  /** `session.started.sandbox` for a workspace; absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
   /** Where sessions are recorded and resumed from; omitted: not recorded. */
   sessions?: SessionStore | undefined;
 }
@@ -189,6 +192,7 @@ export class Connection {
       sessions,
       onTurnEnd: o.onTurnEnd,
       mcp: o.mcp,
+      sandbox: o.sandbox,
       initialized: false,
       store: o.sessions,
       tools: undefined,

@@ -9,6 +9,7 @@ import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { McpHost, type McpServerStatus } from "./mcp/host.ts";
+import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
 import { openSessionStore } from "./sessions/open_store.ts";
 import type { SessionStore } from "./sessions/store.ts";
 
@@ -29,6 +30,8 @@ export interface ServeOptions {
   env?: (name: string) => string | undefined;
   /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
   onMcpStatus?: (status: McpServerStatus) => void;
+  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  sandbox?: Promise<Sandbox>;
   /**
    * Where sessions are recorded; omitted: the state directory of `env` when
    * `persist_sessions` is on; null: nowhere.
@@ -80,6 +83,9 @@ export function serve(options: ServeOptions): Promise<number> {
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -92,7 +98,10 @@ export function serve(options: ServeOptions): Promise<number> {
         ]);
       const context = createContextManager(config);
       await context.ready;
-      const tools = options.tools ?? new ToolRegistry(builtinTools());
+      const tools = options.tools ?? new ToolRegistry(builtinTools({
+        sandbox: await sandbox,
+        passthrough: config.shell_env_passthrough,
+      }));
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
@@ -113,6 +122,10 @@ export function serve(options: ServeOptions): Promise<number> {
     log,
     deps: loadDeps,
     ...(mcp ? { mcp } : {}),
+    sandbox: async () => {
+      const s = await sandbox;
+      return (workspace) => s.report(workspace);
+    },
     sessions,
   });
   // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.

@@ -51,6 +51,9 @@ export function mcpTool(
     parameters: info.inputSchema,
     trusted,
     risk: () => risk,
+    // Under `auto`, every tool of a server not marked `trust` asks, even a read-only one: the
+    // annotation is the server's own claim.
+    autoApproved: () => trusted,
     summary: () => `MCP ${server.name}: ${info.name}`,
     async run(args, ctx): Promise<ToolResult> {
       let result;

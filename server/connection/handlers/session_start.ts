@@ -75,11 +75,15 @@ export async function sessionStart(
     session = new Session(workspace.path);
     attachRecorder(session, cx);
   }
+  const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
   try {
     await cx.send<"session.started">({
       type: "session.started",
       request_id: msg.request_id,
-      ...sessionStartedBody(session, cx.config, cx.mcp),
+      ...sessionStartedBody(session, cx.config, {
+        sandbox,
+        ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
+      }),
       ...resumed,
     });
   } catch (e) {
