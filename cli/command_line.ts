@@ -6,7 +6,7 @@
  */
 import { SCV_VERSION } from "../protocol/constants.ts";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import type { ConfigFlags } from "../server/config.ts";
+import { APPROVAL_POLICIES, type ConfigFlags } from "../server/config.ts";
 
 /** Options of `scv exec`. */
 export interface ExecOptions {
@@ -80,8 +80,11 @@ function common(cmd: Command, withCwd: boolean): Command {
     )
     .option("--model <name>", "model name sent to the provider (wins over every config source)")
     .addOption(
-      new Option("--approval-policy <policy>", "which tool calls ask for approval")
-        .choices(["always", "on-risk", "never"]),
+      new Option(
+        "--approval-policy <policy>",
+        "which tool calls ask for approval (auto: workspace reads and writes and sandboxed " +
+          "bash run, the rest asks)",
+      ).choices(APPROVAL_POLICIES),
     );
   if (withCwd) {
     cmd.option(
@@ -157,7 +160,7 @@ Examples:
   common(program.command("server"), false)
     .description(
       "headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr. " +
-        "Exit 0 after EOF or SIGINT/SIGTERM, 1 when stdout broke or stayed blocked, 2 after a " +
+        "Exit 0 after EOF or SIGINT/SIGTERM/SIGHUP, 1 when stdout broke or stayed blocked, 2 after a " +
         "protocol version mismatch or a configuration error.",
     )
     .action((o: CommonOpts) => {

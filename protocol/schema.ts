@@ -171,6 +171,20 @@ export const InitializedEvent = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
 });
 
+/**
+ * `session.started.sandbox` (scv 0.2): where `bash` runs in this session. An active mode says
+ * whether commands have network; `off` says why (configured off, or the OS sandbox cannot
+ * start here); a `reason` beside an active mode says why it is narrower than configured.
+ */
+export const SessionSandbox = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.enum(["workspace-write", "read-only"]),
+    network: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  z.object({ mode: z.literal("off"), reason: z.string() }),
+]);
+
 /** `session.started`: the reply to `session.start`, with the limits the client must obey. */
 export const SessionStartedEvent = z.object({
   type: z.literal("session.started"),
@@ -191,6 +205,7 @@ export const SessionStartedEvent = z.object({
    * `last_seq + 1`. Omitted on a new session (its first event carries 1).
    */
   last_seq: z.number().int().nonnegative().optional(),
+  sandbox: SessionSandbox.optional(),
   /**
    * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
    * record torn by a crash was dropped. Omitted when there is nothing to say.
@@ -235,6 +250,8 @@ export const ApprovalRequestedEvent = z.object({
   risk: z.enum(RISKS),
   cwd: z.string(),
   summary: z.string(),
+  /** scv 0.2: whether the call runs inside the OS sandbox (`bash`); absent for other tools. */
+  sandboxed: z.boolean().optional(),
 });
 
 /** `tool.started`: the call runs (after approval when one was needed). */

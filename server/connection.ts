@@ -11,6 +11,7 @@ import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ServerEventType } from "../protocol/schema.ts";
 import type { EventOf } from "../protocol/turn_events.ts";
 import type { Config } from "./config.ts";
+import type { SandboxReport } from "./sandbox/mod.ts";
 import {
   type ConnectionContext,
   type ConnectionDeps,
@@ -48,6 +49,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** `session.started.sandbox` for a workspace; absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
   /** Where sessions are recorded and resumed from; omitted: not recorded. */
   sessions?: SessionStore | undefined;
 }
@@ -185,6 +188,7 @@ export class Connection {
       writer: this.#writer,
       sessions,
       onTurnEnd: o.onTurnEnd,
+      sandbox: o.sandbox,
       initialized: false,
       store: o.sessions,
       tools: undefined,

@@ -8,6 +8,7 @@ import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
 import { openSessionStore } from "./sessions/open_store.ts";
 import type { SessionStore } from "./sessions/store.ts";
 
@@ -26,6 +27,8 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  sandbox?: Promise<Sandbox>;
   /**
    * Where sessions are recorded; omitted: the state directory of `env` when
    * `persist_sessions` is on; null: nowhere.
@@ -68,6 +71,9 @@ export function serve(options: ServeOptions): Promise<number> {
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -83,7 +89,10 @@ export function serve(options: ServeOptions): Promise<number> {
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools()),
+        tools: options.tools ?? new ToolRegistry(builtinTools({
+          sandbox: await sandbox,
+          passthrough: config.shell_env_passthrough,
+        })),
         context,
         systemPrompt: buildSystemPrompt,
         secretEnv: [config.api_key_env],
@@ -98,6 +107,10 @@ export function serve(options: ServeOptions): Promise<number> {
     config,
     log,
     deps: loadDeps,
+    sandbox: async () => {
+      const s = await sandbox;
+      return (workspace) => s.report(workspace);
+    },
     sessions,
   });
   return connection.run();

@@ -10,6 +10,7 @@ import type { EventOf } from "../../protocol/turn_events.ts";
 import type { ServerEventType } from "../../protocol/schema.ts";
 import type { AgentDeps } from "../agent/deps.ts";
 import type { Config } from "../config.ts";
+import type { SandboxReport } from "../sandbox/mod.ts";
 import type { Session } from "../session.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
@@ -54,6 +55,8 @@ export interface ConnectionContext {
   readonly sessions: Map<string, Session>;
   /** Called at the end of every turn, before its terminal event is sent. */
   readonly onTurnEnd: TurnEndObserver | undefined;
+  /** Where bash runs in a workspace (`session.started.sandbox`); absent: not reported. */
+  readonly sandbox: (() => Promise<(workspace: string) => SandboxReport>) | undefined;
   /** Whether `initialize` succeeded. */
   initialized: boolean;
   /** Where sessions are recorded and resumed from; undefined: not recorded. */

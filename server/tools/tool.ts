@@ -97,6 +97,16 @@ export interface Tool<A = unknown> {
   risk(args: A, ctx: { cwd: string }): Risk | Promise<Risk>;
   /** The one-line approval summary, e.g. `Run shell command: ls`. */
   summary(args: A): string;
+  /**
+   * Whether calls run inside the OS sandbox (`bash` with the sandbox on), reported as
+   * `approval.requested.sandboxed`; absent for tools that run no process.
+   */
+  sandboxed?(): boolean;
+  /**
+   * Under `approval_policy: "auto"`: whether a call of this risk runs without asking. Absent:
+   * only `read` calls do.
+   */
+  autoApproved?(risk: Risk): boolean;
   /** Runs one call. Should not throw; a throw is reported as a failed call. */
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
 }

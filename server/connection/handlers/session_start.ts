@@ -75,11 +75,12 @@ export async function sessionStart(
     session = new Session(workspace.path);
     attachRecorder(session, cx);
   }
+  const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
   try {
     await cx.send<"session.started">({
       type: "session.started",
       request_id: msg.request_id,
-      ...sessionStartedBody(session, cx.config),
+      ...sessionStartedBody(session, cx.config, { sandbox }),
       ...resumed,
     });
   } catch (e) {
