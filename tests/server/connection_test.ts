@@ -327,7 +327,7 @@ async function serverWithConfig(path: string, home: string): Promise<[number, st
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    env: { XDG_CONFIG_HOME: home },
+    env: { XDG_CONFIG_HOME: home, XDG_STATE_HOME: `${home}/state` },
   }).output();
   const d = new TextDecoder();
   return [out.code, d.decode(out.stdout), d.decode(out.stderr)];
