@@ -18,7 +18,7 @@ import {
   createState,
   drainOutbox,
   finishItem,
-} from "../tui/state.ts";
+} from "../tui/state/mod.ts";
 import { LiveRegion } from "../tui/terminal.ts";
 import { makeStyle } from "../tui/text.ts";
 

@@ -4,7 +4,8 @@
  * @module
  */
 import type { TuiOptions } from "./command_line.ts";
-import { loadConfigOrReport } from "../server/config.ts";
+import { loadConfigOrReport, readEnv } from "../server/config.ts";
+import { signalGroup } from "../server/process_group.ts";
 
 /** Opens the TUI; resolves with the exit status. */
 export async function runTuiCommand(options: TuiOptions): Promise<number> {
@@ -15,5 +16,10 @@ export async function runTuiCommand(options: TuiOptions): Promise<number> {
     config,
     cwd: options.cwd ?? Deno.cwd(),
     ...(options.serverCommand !== undefined ? { serverCommand: options.serverCommand } : {}),
+    env: readEnv,
+    server: {
+      loadServe: async () => (await import("../server/serve.ts")).serve,
+      signalGroup,
+    },
   });
 }

@@ -1,69 +1,68 @@
 /**
- * One Peon connection: the handshake, request validation and routing, sessions, turns, and the
- * shutdown paths (client EOF, broken output, backpressure timeout, fatal version mismatch).
+ * One Peon connection: the read loop and the shutdown paths (client EOF, broken output,
+ * backpressure timeout, fatal version mismatch). Parsing is in `connection/parse.ts`, error
+ * replies in `connection/replies.ts`, routing in `connection/routes.ts` and each request's
+ * handling in `connection/handlers/`.
  *
  * @module
  */
-import { clip, errorText, quoteInput } from "./error_text.ts";
-import { FrameTooLargeError, NdjsonDecoderStream } from "../protocol/ndjson.ts";
-import type { ClientMessage, ClientMessageOf } from "../protocol/schema.ts";
-import {
-  type ErrorCode,
-  isClientMessageType,
-  MAX_REQUEST_ID_BYTES,
-  PROTOCOL_VERSION,
-  SCV_VERSION,
-} from "../protocol/constants.ts";
-import { checkInitialize } from "../protocol/initialize_check.ts";
+import type { McpHost } from "./mcp/host.ts";
+import type { ErrorCode } from "../protocol/constants.ts";
+import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
+import type { ServerEventType } from "../protocol/schema.ts";
+import type { EventOf } from "../protocol/turn_events.ts";
 import type { Config } from "./config.ts";
-import type { AgentDeps } from "./agent/deps.ts";
-import { peonApprovals } from "./connection/approvals.ts";
-import { sessionStartedBody } from "./connection/session_started.ts";
-import { Turn, type TurnEndObserver } from "./turn.ts";
-import { Session } from "./session.ts";
+import type { SandboxReport } from "./sandbox/mod.ts";
+import {
+  type ConnectionContext,
+  type ConnectionDeps,
+  EXIT,
+  FatalClose,
+  type Unsequenced,
+} from "./connection/context.ts";
+import { parseFrame } from "./connection/parse.ts";
+import { Replies } from "./connection/replies.ts";
+import { route } from "./connection/routes.ts";
+import { errorText, quoteInput } from "./error_text.ts";
+import type { Session } from "./session.ts";
+import type { TurnEndObserver } from "./turn.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
-import { utf8Length } from "./utf8.ts";
 
-/** The server's name and version, as sent in `initialized`. */
-export const SERVER_INFO = { name: "scv-server", version: SCV_VERSION } as const;
+export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./connection/context.ts";
+export { SEND_TIMEOUT_MS } from "./connection/replies.ts";
+export { SERVER_INFO } from "./connection/handlers/initialize.ts";
 
-/** Connection-level sends give up after this much backpressure. */
-export const SEND_TIMEOUT_MS = 3000;
 /** Active work and the writer get this long after cleanup starts before being aborted. */
 export const GRACE_MS = 3000;
-/** Sessions one connection may open; the protocol has no way to close one. */
-export const MAX_SESSIONS = 64;
-
-/** The UTF-8 bytes a string takes inside a JSON frame, escapes included, quotes excluded. */
-function encodedBytes(text: string): number {
-  return utf8Length(JSON.stringify(text)) - 2;
-}
-
-/** Exit statuses of a connection. */
-export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
 
 /** What a connection runs with. */
 export interface ConnectionOptions {
+  /** Client → server bytes (NDJSON). */
   readable: ReadableStream<Uint8Array>;
+  /** Server → client bytes (NDJSON). */
   writable: WritableStream<Uint8Array>;
+  /** The server's configuration. */
   config: Config;
   /** Loaded on first use, so the handshake does not wait for tools and providers. */
   deps: () => Promise<ConnectionDeps>;
+  /** Diagnostics; never receives secrets. */
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
+  mcp?: McpHost;
+  /** `session.started.sandbox` for a workspace; absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
+  /** Where sessions are recorded and resumed from; omitted: not recorded. */
+  sessions?: SessionStore | undefined;
 }
 
-/** What turns run with; the system prompt is built per workspace. */
-export type ConnectionDeps = Omit<AgentDeps, "systemPrompt" | "approvals" | "signal"> & {
-  systemPrompt: (cwd: string) => Promise<string>;
-};
-
-class FatalClose extends Error {}
-
-// The zod schemas and the agent loop load after the handshake: zod alone costs ~35 ms to import.
-let schemas: Promise<typeof import("../protocol/schema.ts")> | undefined;
-const loadSchemas = () => schemas ??= import("../protocol/schema.ts");
+/** Errors that end the read loop: the output is gone or the connection closes on purpose. */
+function endsConnection(e: unknown): boolean {
+  return e instanceof FatalClose || e instanceof BackpressureTimeoutError ||
+    e instanceof WriterClosedError;
+}
 
 /**
  * Serves one connection until it ends; resolves with the exit status.
@@ -74,24 +73,28 @@ const loadSchemas = () => schemas ??= import("../protocol/schema.ts");
 export class Connection {
   #o: ConnectionOptions;
   #writer: FrameWriter;
-  #initialized = false;
-  /** The optional turn events the client asked for in `initialize` (scv 0.2). */
-  #capabilities: { reasoning?: boolean | undefined; notices?: boolean | undefined } = {};
-  #sessions = new Map<string, Session>();
+  #replies: Replies;
+  #cx: ConnectionContext;
   #turns = new Set<Promise<void>>();
-  #input: ReadableStreamDefaultReader<import("../protocol/ndjson.ts").DecodedFrame>;
+  #input: ReadableStreamDefaultReader<DecodedFrame>;
   #exit: number = EXIT.ok;
   #stopping = false;
 
-  /** Prepares the connection; call {@link run} to serve it. */
+  /** Prepares the connection; call {@link Connection.run} to serve it. */
   constructor(options: ConnectionOptions) {
     this.#o = options;
     this.#writer = new FrameWriter(options.writable, {
       maxFrameBytes: options.config.max_server_frame_bytes,
     });
+    this.#replies = new Replies({
+      writer: this.#writer,
+      log: options.log,
+      onBlocked: () => this.#stop(EXIT.outputFailed),
+    });
     this.#input = options.readable
       .pipeThrough(new NdjsonDecoderStream(options.config.max_client_frame_bytes))
       .getReader();
+    this.#cx = this.#context();
   }
 
   /** Reads and serves requests until EOF or a connection failure, then cleans up. */
@@ -104,19 +107,7 @@ export class Connection {
       while (!this.#stopping) {
         const { value, done } = await this.#input.read();
         if (done) break;
-        if (value.kind === "oversize") {
-          await this.#error(
-            undefined,
-            "invalid_request",
-            `frame of ${value.bytes} bytes exceeds max_client_frame_bytes (${value.limit})`,
-          );
-          continue;
-        }
-        if (value.kind === "invalid_utf8") {
-          await this.#error(undefined, "invalid_json", "frame is not valid UTF-8");
-          continue;
-        }
-        await this.#handleText(value.text);
+        await this.#handle(value);
       }
     } catch (e) {
       if (e instanceof FatalClose) {
@@ -132,6 +123,28 @@ export class Connection {
     return this.#exit;
   }
 
+  /** One frame: parsed, routed, and any unexpected failure answered with `internal_error`. */
+  async #handle(frame: DecodedFrame): Promise<void> {
+    const parsed = await parseFrame(frame, this.#cx.initialized);
+    if (parsed.kind === "rejected") {
+      return await this.#replies.error(parsed.requestId, parsed.code, parsed.message);
+    }
+    const msg = parsed.message;
+    try {
+      await route(msg, this.#cx);
+    } catch (e) {
+      if (endsConnection(e)) throw e;
+      this.#o.log(
+        `scv-server: internal error on "${msg.type}": ${e instanceof Error ? e.stack : e}`,
+      );
+      await this.#replies.error(
+        msg.request_id,
+        "internal_error",
+        `internal error handling "${msg.type}"`,
+      );
+    }
+  }
+
   #stop(exit: number): void {
     if (this.#stopping) return;
     this.#stopping = true;
@@ -142,7 +155,7 @@ export class Connection {
   // Cancels every turn, gives turns and the writer the grace period, then aborts and joins.
   async #cleanup(): Promise<void> {
     this.#stopping = true;
-    for (const s of this.#sessions.values()) {
+    for (const s of this.#cx.sessions.values()) {
       s.turn?.controller.abort(new DOMException("connection closed", "AbortError"));
     }
     const graceful = (async () => {
@@ -161,408 +174,50 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Every turn has ended (or was abandoned): release the session files' locks.
+    for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});
   }
 
-  /** Sends a connection-level frame; blocked output for 3 s stops the connection. */
-  async #sendConnection(event: Record<string, unknown>, session?: Session): Promise<void> {
-    try {
-      await this.#writer.send(event, {
-        timeoutMs: SEND_TIMEOUT_MS,
-        ...(session ? { seq: session.seq } : {}),
-      });
-    } catch (e) {
-      if (e instanceof BackpressureTimeoutError) {
-        this.#o.log(`scv-server: ${e.message}; closing the connection`);
-        this.#stop(EXIT.outputFailed);
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Sends an `error`. Messages quote client text only through {@link quoteInput}, so they stay
-   * short; should one still not fit `max_server_frame_bytes` (a tiny configured limit), the code
-   * goes out with a short message, then without the request_id, and failing even that the error
-   * is logged: an error reply never ends the connection.
-   */
-  async #error(
-    requestId: string | undefined,
-    code: ErrorCode,
-    message: string,
-    fatal = false,
-  ): Promise<void> {
-    const id = requestId !== undefined ? { request_id: requestId } : {};
-    // Shorter and shorter: the full error, its code with the request_id, the bare code.
-    const attempts = [
-      { type: "error", ...id, code, message, fatal },
-      { type: "error", ...id, code, message: "see the server log", fatal },
-      { type: "error", code, message: "see the server log", fatal },
-    ];
-    for (const [i, event] of attempts.entries()) {
-      try {
-        await this.#sendConnection(event);
-        if (i > 0) {
-          this.#o.log(
-            `scv-server: a "${code}" error did not fit max_server_frame_bytes ` +
-              `(${this.#o.config.max_server_frame_bytes}); it was sent short: ${
-                clip(message, 500)
-              }`,
-          );
-        }
-        return;
-      } catch (e) {
-        if (!(e instanceof FrameTooLargeError)) throw e;
-      }
-    }
-    this.#o.log(
-      `scv-server: a "${code}" error cannot be sent within max_server_frame_bytes ` +
-        `(${this.#o.config.max_server_frame_bytes}): ${clip(message, 500)}`,
-    );
-  }
-
-  async #handleText(text: string): Promise<void> {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      await this.#error(
-        undefined,
-        "invalid_json",
-        `frame is not valid JSON: ${errorText(e)}`,
-      );
-      return;
-    }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      await this.#error(undefined, "invalid_request", "a message must be a JSON object");
-      return;
-    }
-    const obj = json as Record<string, unknown>;
-    if (typeof obj.request_id === "string" && encodedBytes(obj.request_id) > MAX_REQUEST_ID_BYTES) {
-      // Echoing it would make replies and turn events as large as the id: refuse without it.
-      await this.#error(
-        undefined,
-        "invalid_request",
-        `request_id takes ${encodedBytes(obj.request_id)} bytes in a frame, more than the ` +
-          `${MAX_REQUEST_ID_BYTES} bytes scv accepts (request_id ${quoteInput(obj.request_id)})`,
-      );
-      return;
-    }
-    const requestId = typeof obj.request_id === "string" && obj.request_id !== ""
-      ? obj.request_id
-      : undefined;
-    const type = obj.type;
-    if (!isClientMessageType(type)) {
-      await this.#error(
-        requestId,
-        "invalid_request",
-        typeof type === "string"
-          ? `unknown message type ${quoteInput(type)}`
-          : `"type" must be a string naming a message type`,
-      );
-      return;
-    }
-    if (!this.#initialized && type !== "initialize") {
-      await this.#error(requestId, "not_initialized", `send "initialize" before "${type}"`);
-      return;
-    }
-    let msg: ClientMessage;
-    if (type === "initialize") {
-      const checked = checkInitialize(obj);
-      if (!checked.ok) {
-        await this.#error(requestId, "invalid_request", `invalid "initialize": ${checked.error}`);
-        return;
-      }
-      msg = checked.message;
-    } else {
-      const { CLIENT_MESSAGES, describeIssues } = await loadSchemas();
-      const parsed = CLIENT_MESSAGES[type].safeParse(obj);
-      if (!parsed.success) {
-        await this.#error(
-          requestId,
-          "invalid_request",
-          `invalid "${type}": ${describeIssues(parsed.error)}`,
-        );
-        return;
-      }
-      msg = parsed.data;
-    }
-    try {
-      switch (msg.type) {
-        case "initialize":
-          return await this.#initialize(msg);
-        case "session.start":
-          return await this.#sessionStart(msg);
-        case "turn.start":
-          return await this.#turnStart(msg);
-        case "turn.cancel":
-          return await this.#turnCancel(msg);
-        case "approval.resolve":
-          return await this.#approvalResolve(msg);
-        case "session.clear":
-          return await this.#sessionClear(msg);
-        case "session.list":
-        case "session.history":
-        case "session.compact":
-        case "session.configure":
-          // Declared in protocol/ (docs/sessions.md); this server does not record sessions yet.
-          return await this.#error(
+  /** The connection as its handlers see it. */
+  #context(): ConnectionContext {
+    const o = this.#o;
+    const replies = this.#replies;
+    const sessions = new Map<string, Session>();
+    return {
+      config: o.config,
+      log: o.log,
+      deps: o.deps,
+      writer: this.#writer,
+      sessions,
+      onTurnEnd: o.onTurnEnd,
+      mcp: o.mcp,
+      sandbox: o.sandbox,
+      initialized: false,
+      capabilities: {},
+      store: o.sessions,
+      tools: undefined,
+      send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),
+      sendSession: <T extends ServerEventType>(event: Unsequenced<T>, session: Session) =>
+        replies.send({ ...event }, session.seq),
+      error: (requestId: string | undefined, code: ErrorCode, message: string, fatal?: boolean) =>
+        replies.error(requestId, code, message, fatal),
+      sessionOf: async (msg) => {
+        const session = sessions.get(msg.session_id);
+        if (!session) {
+          await replies.error(
             msg.request_id,
-            "invalid_request",
-            `"${msg.type}" is not supported by this server yet`,
+            "session_not_found",
+            `no session ${quoteInput(msg.session_id)}`,
           );
-      }
-    } catch (e) {
-      if (
-        e instanceof FatalClose || e instanceof BackpressureTimeoutError ||
-        e instanceof WriterClosedError
-      ) throw e;
-      this.#o.log(
-        `scv-server: internal error on "${msg.type}": ${e instanceof Error ? e.stack : e}`,
-      );
-      await this.#error(msg.request_id, "internal_error", `internal error handling "${msg.type}"`);
-    }
-  }
-
-  async #initialize(msg: ClientMessageOf<"initialize">): Promise<void> {
-    if (msg.protocol_version !== PROTOCOL_VERSION) {
-      await this.#error(
-        msg.request_id,
-        "version_mismatch",
-        `server speaks protocol version ${PROTOCOL_VERSION}, client asked for ${msg.protocol_version}`,
-        true,
-      );
-      this.#stop(EXIT.versionMismatch);
-      throw new FatalClose();
-    }
-    if (this.#initialized) {
-      await this.#error(msg.request_id, "invalid_request", "the connection is already initialized");
-      return;
-    }
-    this.#initialized = true;
-    this.#capabilities = msg.capabilities ?? {};
-    await this.#sendConnection({
-      type: "initialized",
-      request_id: msg.request_id,
-      protocol_version: PROTOCOL_VERSION,
-      server: SERVER_INFO,
-    });
-    setTimeout(() => void loadSchemas().catch(() => {}), 0);
-  }
-
-  async #sessionStart(msg: ClientMessageOf<"session.start">): Promise<void> {
-    const { cwd } = msg;
-    if (msg.resume !== undefined) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        "this server does not record sessions yet, so it cannot resume one",
-      );
-    }
-    if (!cwd.startsWith("/")) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        `cwd must be an absolute path, got ${quoteInput(cwd)}`,
-      );
-    }
-    if (this.#sessions.size >= MAX_SESSIONS) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        `this connection already has ${MAX_SESSIONS} sessions, the most it may open`,
-      );
-    }
-    let canonical: string;
-    try {
-      canonical = await Deno.realPath(cwd);
-      const info = await Deno.stat(canonical);
-      if (!info.isDirectory) {
-        return await this.#error(
-          msg.request_id,
-          "invalid_request",
-          `cwd is not a directory: ${quoteInput(cwd)}`,
-        );
-      }
-    } catch (e) {
-      const why = e instanceof Deno.errors.NotFound
-        ? `cwd does not exist: ${quoteInput(cwd)}`
-        : e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied
-        ? `cannot read cwd ${
-          quoteInput(cwd)
-        }: scv was started without read permission for it (--allow-read)`
-        : `cannot open cwd ${quoteInput(cwd)}: ${clip(errorText(e), 200)}`;
-      return await this.#error(msg.request_id, "invalid_request", why);
-    }
-    const session = new Session(canonical);
-    const started = {
-      type: "session.started",
-      request_id: msg.request_id,
-      ...sessionStartedBody(session, this.#o.config),
-    };
-    try {
-      await this.#sendConnection(started);
-    } catch (e) {
-      if (!(e instanceof FrameTooLargeError)) throw e;
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        `the session.started reply for this cwd takes ${e.bytes} bytes, more than ` +
-          `max_server_frame_bytes (${e.limit})`,
-      );
-    }
-    // Only a session the client was told about exists; the input loop waits for this handler.
-    this.#sessions.set(session.id, session);
-    // Warm up while the client composes its first prompt; a failure shows in the first turn.
-    setTimeout(() => void this.#o.deps().catch(() => {}), 0);
-  }
-
-  /** The session a request names, or undefined after answering `session_not_found`. */
-  async #sessionOf(
-    msg: { request_id: string; session_id: string },
-  ): Promise<Session | undefined> {
-    const session = this.#sessions.get(msg.session_id);
-    if (!session) {
-      await this.#error(
-        msg.request_id,
-        "session_not_found",
-        `no session ${quoteInput(msg.session_id)}`,
-      );
-    }
-    return session;
-  }
-
-  async #turnStart(msg: ClientMessageOf<"turn.start">): Promise<void> {
-    const session = await this.#sessionOf(msg);
-    if (!session) return;
-    if (msg.prompt.trim() === "") {
-      return await this.#error(msg.request_id, "invalid_request", "prompt is empty");
-    }
-    const size = utf8Length(msg.prompt);
-    if (size > this.#o.config.max_prompt_bytes) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        `prompt of ${size} bytes exceeds max_prompt_bytes (${this.#o.config.max_prompt_bytes})`,
-      );
-    }
-    if (session.turn) {
-      return await this.#error(
-        msg.request_id,
-        "turn_active",
-        `session "${session.id}" is already running turn "${session.turn.id}"`,
-      );
-    }
-    const turnId = crypto.randomUUID();
-    const controller = new AbortController();
-    const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
-    if (!Turn.canEnd(envelope, this.#o.config.max_server_frame_bytes)) {
-      return await this.#error(
-        msg.request_id,
-        "invalid_request",
-        `this turn's events would not fit max_server_frame_bytes ` +
-          `(${this.#o.config.max_server_frame_bytes}) with this request_id`,
-      );
-    }
-    const writer = this.#writer;
-    const turn = new Turn({
-      session,
-      requestId: msg.request_id,
-      prompt: msg.prompt,
-      id: turnId,
-      maxFrameBytes: this.#o.config.max_server_frame_bytes,
-      ...(this.#o.onTurnEnd ? { onEnd: this.#o.onTurnEnd } : {}),
-      sink: async (event, signal) => {
-        await writer.send(event, signal ? { signal } : {});
-      },
-    });
-    const active = {
-      id: turnId,
-      requestId: msg.request_id,
-      controller,
-      done: Promise.resolve(),
-    };
-    session.turn = active;
-    const task = (async () => {
-      try {
-        let deps;
-        let systemPrompt;
-        try {
-          deps = await this.#o.deps();
-          systemPrompt = await deps.systemPrompt(session.cwd);
-        } catch (e) {
-          const message = `cannot start the turn: ${errorText(e)}`;
-          this.#o.log(`scv-server: ${message}`);
-          turn.begin();
-          await turn.emit("turn.started", {});
-          await turn.finish({
-            type: "turn.failed",
-            code: "internal_error",
-            message: clip(message, 500),
-          });
-          return;
         }
-        const { runTurn } = await import("./agent/run_turn.ts");
-        await runTurn(turn, {
-          ...deps,
-          systemPrompt,
-          approvals: peonApprovals(session, turn),
-          signal: controller.signal,
-          reasoning: this.#capabilities.reasoning === true,
-          notices: this.#capabilities.notices === true,
-        });
-      } catch (e) {
-        this.#o.log(
-          `scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`,
-        );
-      } finally {
-        if (session.turn === active) session.turn = undefined;
-      }
-    })();
-    active.done = task;
-    this.#turns.add(task);
-    void task.finally(() => this.#turns.delete(task));
-  }
-
-  async #turnCancel(msg: ClientMessageOf<"turn.cancel">): Promise<void> {
-    const session = await this.#sessionOf(msg);
-    if (!session) return;
-    if (!session.turn || session.turn.id !== msg.turn_id) {
-      return await this.#error(
-        msg.request_id,
-        "turn_not_found",
-        `no active turn ${quoteInput(msg.turn_id)} in this session`,
-      );
-    }
-    session.turn.controller.abort(new DOMException("turn cancelled", "AbortError"));
-  }
-
-  async #approvalResolve(msg: ClientMessageOf<"approval.resolve">): Promise<void> {
-    const session = await this.#sessionOf(msg);
-    if (!session) return;
-    if (!session.resolveApproval(msg.approval_id, msg.approved)) {
-      return await this.#error(
-        msg.request_id,
-        "approval_not_found",
-        `no pending approval ${quoteInput(msg.approval_id)} (unknown or already resolved)`,
-      );
-    }
-  }
-
-  async #sessionClear(msg: ClientMessageOf<"session.clear">): Promise<void> {
-    const session = await this.#sessionOf(msg);
-    if (!session) return;
-    if (session.turn) {
-      return await this.#error(
-        msg.request_id,
-        "turn_active",
-        `cannot clear while turn "${session.turn.id}" is running`,
-      );
-    }
-    session.clear();
-    await this.#sendConnection(
-      { type: "session.cleared", request_id: msg.request_id, session_id: session.id, seq: 0 },
-      session,
-    );
+        return session;
+      },
+      stop: (exit) => this.#stop(exit),
+      track: (task) => {
+        this.#turns.add(task);
+        void task.finally(() => this.#turns.delete(task));
+      },
+    };
   }
 }

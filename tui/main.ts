@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { Config } from "../server/config.ts";
+import type { Config } from "../mod.ts";
+import type { ServerParts } from "./server_link.ts";
 
 /** Options of {@link runTui}. */
 export interface TuiOptions {
@@ -12,6 +13,10 @@ export interface TuiOptions {
   cwd: string;
   /** Spawn this shell command as the Peon server instead of serving in-process. */
   serverCommand?: string;
+  /** Reads an environment variable; undefined when unset or not permitted. */
+  env: (name: string) => string | undefined;
+  /** The server side's parts the TUI uses (see {@link ServerParts}). */
+  server: ServerParts;
 }
 
 /** The message printed when stdin or stdout is not a terminal. */
@@ -35,9 +40,5 @@ export async function runTui(options: TuiOptions): Promise<number> {
     if (!cwd.startsWith("/")) cwd = `${Deno.cwd()}/${cwd}`;
   }
   const { runApp } = await import("./app.ts");
-  return await runApp({
-    config: options.config,
-    cwd,
-    ...(options.serverCommand !== undefined ? { serverCommand: options.serverCommand } : {}),
-  });
+  return await runApp({ ...options, cwd });
 }

@@ -10,7 +10,12 @@
 import { type Buffer, visualRows } from "./composer.ts";
 import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { type ClientState, contextPercent, formatTokens, type TranscriptItem } from "./state.ts";
+import {
+  type ClientState,
+  contextPercent,
+  formatTokens,
+  type TranscriptItem,
+} from "./state/mod.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */
@@ -454,7 +459,7 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
  * ```ts
  * import assert from "node:assert/strict";
  * import { createRenderCache, renderLive } from "./render.ts";
- * import { createState } from "./state.ts";
+ * import { createState } from "./state/mod.ts";
  * import { makeStyle } from "./text.ts";
  * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 1, maxBytes: 9 } });
  * const lines = renderLive(s, { width: 40, height: 10, style: makeStyle(false) }, createRenderCache());

@@ -10,8 +10,18 @@
 import { SCV_VERSION } from "../protocol/constants.ts";
 import { PeonClient } from "../protocol/client.ts";
 import type { ServerEventOf } from "../protocol/schema.ts";
-import type { Config } from "../server/config.ts";
-import { signalGroup } from "../server/process_group.ts";
+import type { Config, serve } from "../mod.ts";
+
+/**
+ * What the TUI needs from the server side, handed in by the command that starts it (cli/), so
+ * that the TUI itself depends on no server module: it is a Peon client like any other.
+ */
+export interface ServerParts {
+  /** Loads the in-process server (only called when the server runs in this process). */
+  loadServe(): Promise<typeof serve>;
+  /** Signals every process of the group `pgid`; never throws. */
+  signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+}
 
 /** A connected server. */
 export interface ServerLink {
@@ -31,6 +41,7 @@ export interface OpenServerOptions {
   serverCommand?: string;
   /** Where diagnostics go; see {@link LogSink}. */
   log: LogSink;
+  server: ServerParts;
 }
 
 const MAX_LOG_FILE_BYTES = 1024 * 1024;
@@ -162,7 +173,7 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
   const clientOptions = { maxFrameBytes, name: "scv-tui", version: SCV_VERSION };
 
   if (options.serverCommand === undefined) {
-    const { serve } = await import("../server/serve.ts");
+    const serve = await options.server.loadServe();
     const toServer = new TransformStream<Uint8Array, Uint8Array>();
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
     const served = serve({
@@ -231,9 +242,9 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
       // Even a server that ended on EOF may leave processes behind (a background job of the
       // command, a wrapper shell's children), and they may hold its output open: the whole
       // group goes.
-      await signalGroup(child.pid, "SIGTERM");
+      await options.server.signalGroup(child.pid, "SIGTERM");
       if (!ended && await withTimeout(status, 1000) === "timeout") {
-        await signalGroup(child.pid, "SIGKILL");
+        await options.server.signalGroup(child.pid, "SIGKILL");
       }
       await withTimeout(closed, 1000);
       await client.abort().catch(() => {});

@@ -307,3 +307,18 @@ export function colorEnabled(env: (name: string) => string | undefined): boolean
   const term = env("TERM");
   return term !== undefined && term !== "" && term !== "dumb";
 }
+
+/**
+ * The message of an `Error`, or the value itself as text, for the TUI's own messages.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { errorText } from "./text.ts";
+ * assert.equal(errorText(new Error("boom")), "boom");
+ * assert.equal(errorText(42), "42");
+ * ```
+ */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

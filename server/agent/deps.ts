@@ -32,4 +32,9 @@ export interface AgentDeps {
   reasoning?: boolean;
   /** The front-end shows notices: emit `turn.notice` (default: none). */
   notices?: boolean;
+  /**
+   * Called before every provider call: brings `tools` up to date (MCP servers still starting
+   * are waited for, at most their startup timeout; changed tool lists are applied).
+   */
+  prepareTools?: (signal: AbortSignal) => Promise<void>;
 }

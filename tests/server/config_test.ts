@@ -56,6 +56,15 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_transcript_items: 10000,
     max_prompt_history_bytes: 1048576,
     max_prompt_history_items: 200,
+    mcp_servers: {},
+    sandbox: "auto",
+    sandbox_network: false,
+    sandbox_writable_roots: [],
+    sandbox_deny_read: ["~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "~/.netrc"],
+    shell_env_passthrough: [],
+    persist_sessions: true,
+    session_retention_days: 30,
+    max_sessions: 500,
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
@@ -168,7 +177,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 13);
+  assert.equal(keys.length, 15);
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],
@@ -471,4 +480,21 @@ Deno.test("a key pasted into api_key_env from a file is not printed by the start
 Deno.test("an api_key_env that is not a variable name is not echoed either", () => {
   const e = configError(() => validateConfigObject({ api_key_env: "my key" }, "x.jsonc"));
   assert.match(e.message, /got a string of 6 characters \(not shown\)/);
+});
+
+Deno.test("persist_sessions must be a boolean", () => {
+  assert.equal(
+    loadConfig({}, sources({ XDG_CONFIG_HOME: "/xdg" }, { [XDG]: '{ "persist_sessions": false }' }))
+      .persist_sessions,
+    false,
+  );
+  assert.throws(
+    () =>
+      loadConfig(
+        {},
+        sources({ XDG_CONFIG_HOME: "/xdg" }, { [XDG]: '{ "persist_sessions": "no" }' }),
+      ),
+    ConfigError,
+    '"persist_sessions" must be true or false, got "no"',
+  );
 });

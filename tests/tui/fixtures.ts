@@ -4,7 +4,7 @@
  * @module
  */
 import type { ServerEvent } from "../../protocol/schema.ts";
-import { applyEvent, type ClientState, createState, type Effect } from "../../tui/state.ts";
+import { applyEvent, type ClientState, createState, type Effect } from "../../tui/state/mod.ts";
 
 /** Limits reported by the test session. */
 export interface Limits {

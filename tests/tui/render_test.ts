@@ -7,7 +7,7 @@ import {
   statusLine,
   type View,
 } from "../../tui/render.ts";
-import { applyEvent, applyKey, drainOutbox, finishItem, HELP_TEXT } from "../../tui/state.ts";
+import { applyEvent, applyKey, drainOutbox, finishItem, HELP_TEXT } from "../../tui/state/mod.ts";
 import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";

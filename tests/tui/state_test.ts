@@ -17,7 +17,7 @@ import {
   OUTBOX_FLUSH_BYTES,
   OUTBOX_FLUSH_ITEMS,
   REPLY_TIMEOUT_MS,
-} from "../../tui/state.ts";
+} from "../../tui/state/mod.ts";
 import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 

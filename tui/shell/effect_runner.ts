@@ -1,0 +1,117 @@
+/**
+ * The shell's effect runner: carries out what the reducers ask (send a message, exit, clear the
+ * screen, flush, wait for a reply, save the history) and asks for a frame after each batch.
+ *
+ * @module
+ */
+import type { OutgoingMessage } from "../../protocol/client.ts";
+import { saveHistoryFile } from "../history.ts";
+import {
+  applyNoReply,
+  applySendFailure,
+  type AwaitedRequest,
+  awaitingReply,
+  type ClientState,
+  type Effect,
+} from "../state/mod.ts";
+import { errorText } from "../text.ts";
+import type { ExitLatch } from "./exit.ts";
+import type { RenderLoop } from "./render_loop.ts";
+
+/** Options of {@link EffectRunner}. */
+export interface EffectRunnerOptions {
+  state: ClientState;
+  render: RenderLoop;
+  exit: ExitLatch;
+  /** Where the prompt history is saved; undefined: it is not. */
+  historyPath: string | undefined;
+  /** Sends a message to the server; undefined while no server is connected. */
+  send: () => ((message: OutgoingMessage) => Promise<unknown>) | undefined;
+}
+
+/** Runs effects; its async disposal drops the reply timers and waits for the history save. */
+export class EffectRunner implements AsyncDisposable {
+  #o: EffectRunnerOptions;
+  // One timer per request awaiting confirmation, dropped as soon as it is confirmed: no timer
+  // runs while the TUI is idle.
+  #replyTimers = new Map<AwaitedRequest, ReturnType<typeof setTimeout>>();
+  #saving = Promise.resolve();
+
+  /** A runner over `options`. */
+  constructor(options: EffectRunnerOptions) {
+    this.#o = options;
+  }
+
+  /** Carries out `effects` in order, then asks for a frame. */
+  run = (effects: readonly Effect[]): void => {
+    for (const fx of effects) this.#one(fx);
+    this.#dropConfirmedTimers();
+    this.#o.render.schedule();
+  };
+
+  #one(fx: Effect): void {
+    const { state, exit, render } = this.#o;
+    switch (fx.kind) {
+      case "send": {
+        const send = this.#o.send();
+        if (!send) break;
+        send(fx.message).catch((e) => {
+          applySendFailure(state, fx.message, errorText(e));
+          this.run([]); // a cancel that could not be sent is no longer awaited: drop its timer
+        });
+        break;
+      }
+      case "exit":
+        exit.finish(fx.status, fx.message);
+        break;
+      case "clear-screen":
+        render.requestClear();
+        break;
+      case "flush":
+        // Many items finished since the last frame: write them now instead of holding them.
+        render.flush();
+        break;
+      case "expect-reply": {
+        const request = fx.request;
+        clearTimeout(this.#replyTimers.get(request));
+        this.#replyTimers.set(
+          request,
+          setTimeout(() => {
+            this.#replyTimers.delete(request);
+            if (!exit.exiting) this.run(applyNoReply(state, request));
+          }, fx.ms),
+        );
+        break;
+      }
+      case "save-history": {
+        const path = this.#o.historyPath;
+        if (path) {
+          this.#saving = this.#saving.then(() => saveHistoryFile(path, state.history)).catch(
+            () => {},
+          );
+        }
+        break;
+      }
+    }
+  }
+
+  #dropConfirmedTimers(): void {
+    for (const [request, timer] of this.#replyTimers) {
+      if (awaitingReply(this.#o.state, request)) continue;
+      clearTimeout(timer);
+      this.#replyTimers.delete(request);
+    }
+  }
+
+  /** Drops every reply timer (at the start of cleanup). */
+  dropTimers(): void {
+    for (const timer of this.#replyTimers.values()) clearTimeout(timer);
+    this.#replyTimers.clear();
+  }
+
+  /** Waits for the history saves queued so far. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dropTimers();
+    await this.#saving;
+  }
+}

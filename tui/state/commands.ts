@@ -1,0 +1,112 @@
+/**
+ * The slash commands, in one table that also writes `/help`.
+ *
+ * @module
+ */
+import { contextPercent, formatTokens } from "./format.ts";
+import { type ClientState, type Effect, REPLY_TIMEOUT_MS, requestId } from "./model.ts";
+import { notice } from "./transcript.ts";
+
+/** One slash command. */
+export interface SlashCommand {
+  /** The name typed, with its slash: `/clear`. */
+  name: string;
+  /** Other names that run it. */
+  aliases?: readonly string[];
+  /** What it does, shown in `/help` after the name; omitted where the name says it. */
+  help?: string;
+  /** The words it takes, for `/help` (`[instructions]`); omitted: it takes none. */
+  args?: string;
+  /** Runs it; `args` is the rest of the line, trimmed ("" when none). */
+  run(state: ClientState, args: string): Effect[];
+}
+
+function statusText(state: ClientState): string {
+  const s = state.session;
+  const ctx = state.contextTokens ?? 0;
+  const max = s?.contextMaxTokens;
+  return [
+    `Server: ${state.serverLabel} (${state.connection})`,
+    `Session: ${s?.id ?? "none"}`,
+    `Model: ${state.model}`,
+    `Workspace: ${state.cwd}`,
+    `Context: ${formatTokens(ctx)}${
+      max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
+    }`,
+    `Turn: ${state.turn ? state.turn.phase : "idle"}`,
+    `Transcript: ${state.transcript.length} items, ${state.transcriptBytes} bytes in memory` +
+    (s ? ` (limits ${s.maxTranscriptItems} items, ${s.maxTranscriptBytes} bytes)` : ""),
+    `Prompt history: ${state.history.entries.length} entries`,
+  ].join("\n");
+}
+
+function clear(state: ClientState): Effect[] {
+  if (state.turn) {
+    notice(state, "error", "Cannot clear while a turn is running; press Esc to cancel it");
+    return [];
+  }
+  if (!state.session) {
+    notice(state, "error", "Not connected to a session yet");
+    return [];
+  }
+  const id = requestId(state);
+  state.clearing = id;
+  return [{
+    kind: "send",
+    message: { type: "session.clear", request_id: id, session_id: state.session.id },
+  }, { kind: "expect-reply", request: "session.clear", ms: REPLY_TIMEOUT_MS }];
+}
+
+/** The keys, for `/help`, below the generated list of commands. */
+export const KEYS_HELP = [
+  "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down row, then history",
+  "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
+  "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
+  "Approvals: y approve · n deny · ←/→ and Enter choose",
+];
+
+/** Every slash command, in the order `/help` lists them. */
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: "/help",
+    run(state) {
+      notice(state, "info", HELP_TEXT);
+      return [];
+    },
+  },
+  { name: "/clear", help: "new conversation", run: clear },
+  {
+    name: "/status",
+    run(state) {
+      notice(state, "info", statusText(state));
+      return [];
+    },
+  },
+  { name: "/quit", aliases: ["/exit"], run: () => [{ kind: "exit", status: 0 }] },
+];
+
+/** The command named `name` (with its slash, any case), if there is one. */
+export function findCommand(name: string): SlashCommand | undefined {
+  const n = name.toLowerCase();
+  return SLASH_COMMANDS.find((c) => c.name === n || (c.aliases ?? []).includes(n));
+}
+
+/** Help text shown by `/help`: the commands from {@link SLASH_COMMANDS}, then the keys. */
+export const HELP_TEXT = [
+  "Commands: " +
+  SLASH_COMMANDS.map((c) => c.name + (c.args ? ` ${c.args}` : "") + (c.help ? ` (${c.help})` : ""))
+    .join("  "),
+  ...KEYS_HELP,
+].join("\n");
+
+/** Runs the slash command that `line` names, or says that there is none such. */
+export function runCommand(state: ClientState, line: string): Effect[] {
+  const trimmed = line.trim();
+  const name = trimmed.split(/\s+/)[0]!.toLowerCase();
+  const command = findCommand(name);
+  if (!command) {
+    notice(state, "error", `Unknown command ${name}; type /help for the list`);
+    return [];
+  }
+  return command.run(state, trimmed.slice(name.length).trim());
+}

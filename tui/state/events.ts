@@ -1,0 +1,367 @@
+/**
+ * The event reducer: one handler per server event type, in one typed table. A handler's
+ * `scope` says what an event must match before it applies: `connection` events always apply;
+ * `session` events must carry the open session's id and pass the `seq` check; `turn` events
+ * must also belong to the running turn (the first one names its `turn_id`).
+ *
+ * @module
+ */
+import type { ServerEvent, ServerEventOf, ServerEventType } from "../../protocol/schema.ts";
+import { cleanEvent } from "./clean_event.ts";
+import { formatTokens } from "./format.ts";
+import {
+  type ClientState,
+  type Effect,
+  OUTBOX_FLUSH_BYTES,
+  OUTBOX_FLUSH_ITEMS,
+  type TurnState,
+} from "./model.ts";
+import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
+import { finishItem, notice } from "./transcript.ts";
+import { toolSummary } from "./format.ts";
+import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
+
+/** What an event must match before its handler runs (see the module doc). */
+export type EventScope = "connection" | "session" | "turn";
+
+/** The handler of one event type. `turn` is the running turn for `turn`-scoped handlers. */
+export type EventHandler<T extends ServerEventType> =
+  | {
+    scope: "connection" | "session";
+    apply: (state: ClientState, event: ServerEventOf<T>) => Effect[];
+  }
+  | {
+    scope: "turn";
+    apply: (state: ClientState, event: ServerEventOf<T>, turn: TurnState) => Effect[];
+  };
+
+/** The table's type: at most one handler per event type; a type without one is ignored. */
+export type EventTable = { [T in ServerEventType]?: EventHandler<T> };
+
+const NONE: Effect[] = [];
+
+/** Sets the phase unless the turn is being cancelled (a cancel's phase wins until it ends). */
+function phase(turn: TurnState, next: TurnState["phase"]): void {
+  if (turn.phase !== "cancelling") turn.phase = next;
+}
+
+/**
+ * The context in use after a turn, estimated from `turn.completed`. `usage` is the sum over the
+ * turn's provider calls (`steps`), so input + output would count the conversation once per
+ * step, and a tool-using turn could show several times the window. What is in the context
+ * afterwards is about the last call's prompt plus its answer; with only the sums to go on, the
+ * estimate is their per-step average, (input + output) / steps. That is exact for a one-step
+ * turn and low for a turn whose prompt grew step by step; the server knows better when it
+ * compacts, and `context.compacted` wins over this.
+ */
+function contextEstimate(event: ServerEventOf<"turn.completed">): number | undefined {
+  const usage = event.usage;
+  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined)) {
+    return undefined;
+  }
+  const steps = Math.max(1, event.steps);
+  return Math.round(((usage.input_tokens ?? 0) + (usage.output_tokens ?? 0)) / steps);
+}
+
+function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[] {
+  if (event.fatal) {
+    notice(state, "error", `Server error (${event.code}): ${event.message}`);
+    return [{
+      kind: "exit",
+      status: 1,
+      message: `scv: the server reported a fatal error (${event.code}): ${event.message}`,
+    }];
+  }
+  // An error without a request id answers a frame the server could not read as a request, such
+  // as one over max_client_frame_bytes; this client only sends valid frames, so it is the
+  // answer to the request still waiting for one.
+  const answers = (id: string) => event.request_id === id || event.request_id === undefined;
+  notice(state, "error", `Error (${event.code}): ${event.message}`);
+  const turn = state.turn;
+  if (turn && !turn.turnId && answers(turn.requestId)) {
+    // turn.start was refused: the turn never began.
+    refuseStart(state, turn);
+  }
+  if (state.clearing !== undefined && answers(state.clearing)) {
+    state.clearing = undefined;
+  }
+  return NONE;
+}
+
+/** One handler per server event type. */
+export const EVENT_HANDLERS: EventTable = {
+  "initialized": { scope: "connection", apply: () => NONE },
+  "session.started": {
+    scope: "connection",
+    apply(state, event) {
+      state.session = {
+        id: event.session_id,
+        cwd: event.cwd,
+        model: event.model,
+        contextMaxTokens: event.context_max_tokens,
+        maxTranscriptBytes: event.max_transcript_bytes,
+        maxTranscriptItems: event.max_transcript_items,
+        maxPromptHistoryBytes: event.max_prompt_history_bytes,
+        maxPromptHistoryItems: event.max_prompt_history_items,
+      };
+      state.model = event.model;
+      state.cwd = event.cwd;
+      state.transcriptLimits = {
+        maxItems: event.max_transcript_items,
+        maxBytes: event.max_transcript_bytes,
+      };
+      state.connection = "ready";
+      // A resumed session's seq goes on from what it recorded.
+      state.lastSeq = event.last_seq ?? 0;
+      state.history.setLimits({
+        maxItems: event.max_prompt_history_items,
+        maxBytes: event.max_prompt_history_bytes,
+      });
+      return NONE;
+    },
+  },
+  "error": { scope: "connection", apply: applyError },
+  "session.cleared": {
+    scope: "session",
+    apply(state) {
+      state.clearing = undefined;
+      state.transcript = [];
+      state.transcriptBytes = 0;
+      // The outbox stays: what is waiting was never shown, and the cleared frame writes it.
+      state.contextTokens = undefined;
+      notice(state, "info", "Session cleared: the conversation starts afresh");
+      return [{ kind: "clear-screen" }];
+    },
+  },
+  "session.trimmed": {
+    scope: "session",
+    apply(state, event) {
+      notice(
+        state,
+        "info",
+        `History trimmed: ${event.removed_messages} old messages dropped to fit the server's limit`,
+      );
+      return NONE;
+    },
+  },
+  "turn.started": {
+    scope: "turn",
+    apply(state, _event, turn) {
+      if (turn.phase === "starting") turn.phase = "thinking";
+      return turn.cancelRequested ? [cancelEffect(state, turn)] : NONE;
+    },
+  },
+  "assistant.delta": {
+    scope: "turn",
+    apply(state, event, turn) {
+      appendStreamText(state, event.content);
+      phase(turn, "streaming");
+      return NONE;
+    },
+  },
+  "assistant.completed": {
+    scope: "turn",
+    apply(state, event, turn) {
+      completeStreaming(state, event.content);
+      phase(turn, "thinking");
+      return NONE;
+    },
+  },
+  "tool.proposed": {
+    scope: "turn",
+    apply(state, event, turn) {
+      endStreaming(state);
+      state.tools.push({
+        callId: event.call_id,
+        name: event.name,
+        args: event.arguments,
+        summary: toolSummary(event.name, event.arguments),
+        status: "proposed",
+      });
+      phase(turn, "tool");
+      return NONE;
+    },
+  },
+  "approval.requested": {
+    scope: "turn",
+    apply(state, event, turn) {
+      const tool = state.tools.find((t) => t.callId === event.call_id);
+      if (tool) {
+        tool.status = "awaiting";
+        tool.summary = event.summary;
+      }
+      state.approval = {
+        approvalId: event.approval_id,
+        callId: event.call_id,
+        name: event.name,
+        risk: event.risk,
+        cwd: event.cwd,
+        summary: event.summary,
+        choice: "approve",
+      };
+      phase(turn, "approval");
+      return NONE;
+    },
+  },
+  "tool.started": {
+    scope: "turn",
+    apply(state, event, turn) {
+      const tool = state.tools.find((t) => t.callId === event.call_id);
+      if (tool) tool.status = "running";
+      if (state.approval?.callId === event.call_id) state.approval = undefined;
+      phase(turn, "tool");
+      return NONE;
+    },
+  },
+  "tool.completed": {
+    scope: "turn",
+    apply(state, event, turn) {
+      const i = state.tools.findIndex((t) => t.callId === event.call_id);
+      const tool = i === -1 ? undefined : state.tools.splice(i, 1)[0];
+      if (state.approval?.callId === event.call_id) state.approval = undefined;
+      finishItem(state, {
+        kind: "tool",
+        callId: event.call_id,
+        name: event.name,
+        args: tool?.args,
+        summary: tool?.summary ?? "",
+        success: event.success,
+        output: event.output,
+        truncated: event.truncated,
+      });
+      phase(turn, "thinking");
+      return NONE;
+    },
+  },
+  "context.compacted": {
+    scope: "turn",
+    apply(state, event, turn) {
+      state.contextTokens = event.after_tokens;
+      turn.compacted = true;
+      notice(
+        state,
+        "info",
+        `Context compacted: ${event.removed_messages} messages removed, ${
+          formatTokens(event.before_tokens)
+        } → ${formatTokens(event.after_tokens)} tokens`,
+      );
+      return NONE;
+    },
+  },
+  "turn.completed": {
+    scope: "turn",
+    apply(state, event, turn) {
+      const estimate = contextEstimate(event);
+      // A compaction in this turn measured the context exactly; keep its figure.
+      if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
+      endTurn(state);
+      const next = state.queued.shift();
+      return next === undefined ? NONE : startTurn(state, next);
+    },
+  },
+  "turn.cancelled": {
+    scope: "turn",
+    apply(state) {
+      endStreaming(state, "cancelled");
+      notice(state, "warn", "Turn cancelled");
+      endTurn(state);
+      restoreQueued(state);
+      return NONE;
+    },
+  },
+  "turn.failed": {
+    scope: "turn",
+    apply(state, event) {
+      endStreaming(state, "interrupted");
+      notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
+      endTurn(state);
+      restoreQueued(state);
+      return NONE;
+    },
+  },
+};
+
+/**
+ * Checks a session event's `seq` against the last one: a gap adds a warning and goes on; a
+ * repeat or an older number adds a warning and drops the event (false).
+ */
+function checkSeq(state: ClientState, event: ServerEvent): boolean {
+  const seq = "seq" in event && typeof event.seq === "number" ? event.seq : undefined;
+  if (seq === undefined) return true;
+  if (seq <= state.lastSeq) {
+    notice(
+      state,
+      "warn",
+      `Protocol warning: event ${event.type} repeats seq ${seq} (last was ${state.lastSeq}); ignored`,
+    );
+    return false;
+  }
+  if (seq !== state.lastSeq + 1) {
+    const missing = seq - state.lastSeq - 1;
+    notice(
+      state,
+      "warn",
+      `Protocol warning: seq jumped from ${state.lastSeq} to ${seq}; ${missing} event${
+        missing === 1 ? "" : "s"
+      } missing`,
+    );
+  }
+  state.lastSeq = seq;
+  return true;
+}
+
+/** The running turn if `event` belongs to it, naming the turn's id on its first event. */
+function turnOf(state: ClientState, event: ServerEvent): TurnState | undefined {
+  const turn = state.turn;
+  // (A context.compacted without turn_id answers session.compact, not a turn.)
+  if (!turn || !("turn_id" in event) || event.turn_id === undefined) return undefined;
+  if (turn.turnId === undefined) {
+    if (event.request_id !== turn.requestId) return undefined;
+    turn.turnId = event.turn_id;
+  } else if (event.turn_id !== turn.turnId) {
+    return undefined;
+  }
+  return turn;
+}
+
+function dispatch(state: ClientState, event: ServerEvent): Effect[] {
+  // The table is keyed by type, so the handler found takes exactly this event's type.
+  const handler = EVENT_HANDLERS[event.type] as EventHandler<typeof event.type> | undefined;
+  if (handler?.scope === "connection") return handler.apply(state, event as never);
+  // Every other event belongs to a session.
+  if (!state.session || !("session_id" in event) || event.session_id !== state.session.id) {
+    return NONE;
+  }
+  if (!checkSeq(state, event)) return NONE;
+  if (handler?.scope === "session") return handler.apply(state, event as never);
+  const turn = turnOf(state, event);
+  if (!turn || handler?.scope !== "turn") return NONE;
+  return handler.apply(state, event as never, turn);
+}
+
+/**
+ * Applies one server event. Events of another session are ignored; a `seq` gap or repeat adds a
+ * warning to the transcript, and a repeated or out-of-order event is otherwise dropped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState } from "./model.ts";
+ * import { applyEvent } from "./events.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * applyEvent(s, {
+ *   type: "session.started", request_id: "r", session_id: "s1", cwd: "/w", model: "m",
+ *   context_max_tokens: 1000, max_server_frame_bytes: 1000, max_transcript_bytes: 1000,
+ *   max_transcript_items: 10, max_prompt_history_bytes: 100, max_prompt_history_items: 10,
+ * });
+ * assert(s.connection === "ready" && s.session?.id === "s1");
+ * ```
+ */
+export function applyEvent(state: ClientState, raw: ServerEvent): Effect[] {
+  state.version++;
+  const effects = [...dispatch(state, cleanEvent(raw))];
+  if (state.outbox.length > OUTBOX_FLUSH_ITEMS || state.outboxBytes > OUTBOX_FLUSH_BYTES) {
+    effects.push({ kind: "flush" });
+  }
+  return effects;
+}

@@ -1,0 +1,60 @@
+/**
+ * How the TUI words numbers and tool calls: byte and token counts, the context share, and the
+ * one-line summary of a call.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/** A one-line summary of a tool call from its arguments, as CONTRACT.md's table words it. */
+export function toolSummary(name: string, args: unknown): string {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const str = (k: string) => (typeof a[k] === "string" ? a[k] as string : "");
+  switch (name) {
+    case "bash":
+      return str("command");
+    case "read_file":
+      return str("path");
+    case "write_file":
+      return `${str("path")} (${encoder.encode(str("content")).length} bytes)`;
+    case "edit_file":
+      return str("path");
+    case "glob":
+      return str("pattern");
+    case "grep":
+      return str("pattern") + (str("path") ? ` in ${str("path")}` : "");
+    default:
+      return typeof args === "string" ? args : JSON.stringify(args ?? {});
+  }
+}
+
+/**
+ * The share of the context window in use, in whole percent, at most 100: the token figure is
+ * an estimate and may exceed the window.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { contextPercent } from "./format.ts";
+ * assert(contextPercent(64000, 128000) === 50 && contextPercent(200000, 128000) === 100);
+ * ```
+ */
+export function contextPercent(tokens: number, max: number): number {
+  if (max <= 0) return 0;
+  return Math.min(100, Math.round((tokens / max) * 100));
+}
+
+/** Formats a byte count: `900 bytes`, `256 KiB`, `1.5 MiB`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const [v, unit] = n < 1024 * 1024 ? [n / 1024, "KiB"] : [n / (1024 * 1024), "MiB"];
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${unit}`;
+}
+
+/** Formats a token count: `950`, `12.3k`, `1.2M`. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

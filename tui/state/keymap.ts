@@ -1,0 +1,264 @@
+/**
+ * The key reducer: a table of named actions and a keymap from key chords to action names.
+ * A chord is written `ctrl+a`, `alt+left`, `shift+enter` or `enter`; a key with Ctrl is looked
+ * up as `ctrl+NAME` only (other modifiers ignored, unbound means nothing happens), other keys
+ * as `alt+NAME`, `shift+NAME`, then `NAME`. While an approval is pending, its own small table
+ * is consulted first.
+ *
+ * @module
+ */
+import * as ed from "../composer.ts";
+import type { KeyEvent } from "../keys.ts";
+import { type ClientState, type Effect, requestId } from "./model.ts";
+import { submit } from "./submit.ts";
+import { cancelTurn } from "./turn.ts";
+
+/** A key that is not text (Enter, arrows, Ctrl+letter…). */
+type NamedKey = Extract<KeyEvent, { type: "key" }>;
+
+/**
+ * An action: it changes the state and returns effects, or `undefined` when it does not apply
+ * here (the key is then looked up further, as if the binding were not there).
+ */
+export type Action = (state: ClientState, key: KeyContext) => Effect[] | undefined;
+
+/** What an action knows of the key that runs it. */
+export interface KeyContext {
+  ev: KeyEvent;
+  /** A first Ctrl+C on an empty idle composer had armed the exit before this key. */
+  exitWasArmed: boolean;
+}
+
+/** Replaces the composer's buffer with `edit` applied to it. */
+function edit(f: (b: ed.Buffer) => ed.Buffer): Action {
+  return (state) => {
+    // An edit does not stop a history walk: the edited entry is kept by the history when
+    // Up/Down leave it, and Down past the newest still gives the draft.
+    state.composer = f(state.composer);
+    return [];
+  };
+}
+
+function historyStep(state: ClientState, dir: -1 | 1): Effect[] {
+  const current = state.composer.text;
+  const text = dir < 0 ? state.history.previous(current) : state.history.next(current);
+  if (text !== undefined) state.composer = ed.fromText(text);
+  return [];
+}
+
+function resolveApproval(state: ClientState, approved: boolean): Effect[] {
+  const a = state.approval;
+  if (!a || !state.session) return [];
+  state.approval = undefined;
+  const tool = state.tools.find((t) => t.callId === a.callId);
+  if (tool) tool.status = approved ? "running" : "proposed";
+  return [{
+    kind: "send",
+    message: {
+      type: "approval.resolve",
+      request_id: requestId(state),
+      session_id: state.session.id,
+      approval_id: a.approvalId,
+      approved,
+    },
+  }];
+}
+
+/** Every action a key can be bound to, by name. */
+export const ACTIONS = {
+  "composer.submit": (state) => submit(state),
+  "composer.newline": edit((b) => ed.insert(b, "\n")),
+  "composer.indent": edit((b) => ed.insert(b, "    ")),
+  "cursor.left": edit(ed.left),
+  "cursor.right": edit(ed.right),
+  "cursor.word-left": edit(ed.wordLeft),
+  "cursor.word-right": edit(ed.wordRight),
+  "cursor.line-start": edit(ed.home),
+  "cursor.line-end": edit(ed.end),
+  // Up and Down move by visual row in a wrapped or multi-line prompt; only from its first or
+  // last row do they walk the history.
+  "cursor.up": (state) => {
+    if (ed.onFirstRow(state.composer, state.composerWidth)) return historyStep(state, -1);
+    state.composer = ed.up(state.composer, state.composerWidth);
+    return [];
+  },
+  "cursor.down": (state) => {
+    if (ed.onLastRow(state.composer, state.composerWidth)) return historyStep(state, 1);
+    state.composer = ed.down(state.composer, state.composerWidth);
+    return [];
+  },
+  "delete.back": edit(ed.backspace),
+  "delete.forward": edit(ed.deleteForward),
+  "delete.word-back": edit(ed.deleteWordBack),
+  "delete.word-forward": edit(ed.deleteWordForward),
+  "delete.to-line-start": edit(ed.killToLineStart),
+  "delete.to-line-end": edit(ed.killToLineEnd),
+  "history.previous": (state) => historyStep(state, -1),
+  "history.next": (state) => historyStep(state, 1),
+  "turn.cancel": (state) => state.turn ? cancelTurn(state) : [],
+  /** Ctrl+C: cancel the turn, else empty the composer, else arm (then take) the exit. */
+  "app.interrupt": (state, key) => {
+    // While a cancel awaits confirmation, Ctrl+C does as when idle, so twice still exits.
+    if (state.turn && state.turn.phase !== "cancelling") return cancelTurn(state);
+    if (state.composer.text !== "") {
+      // The line is abandoned, as in a shell: a history walk starts afresh.
+      state.history.reset();
+      state.composer = ed.EMPTY_BUFFER;
+      return [];
+    }
+    if (key.exitWasArmed) return [{ kind: "exit", status: 0 }];
+    state.exitArmed = true;
+    state.hintUnderExit = state.hint;
+    state.hint = "Press Ctrl+C again to exit";
+    return [];
+  },
+  /** Ctrl+D: exit on an empty composer, else delete forward. */
+  "app.exit-or-delete": (state) => {
+    if (state.composer.text === "") return [{ kind: "exit", status: 0 }];
+    state.composer = ed.deleteForward(state.composer);
+    return [];
+  },
+  "approval.toggle": (state) => {
+    const a = state.approval!;
+    a.choice = a.choice === "approve" ? "deny" : "approve";
+    return [];
+  },
+  /** Enter answers with the highlighted choice, when the composer is empty. */
+  "approval.answer": (state, { ev }) => {
+    if (ev.type !== "key" || ev.shift || ev.alt || ev.ctrl || state.composer.text !== "") {
+      return undefined;
+    }
+    return resolveApproval(state, state.approval!.choice === "approve");
+  },
+  "approval.approve": (state) => resolveApproval(state, true),
+  "approval.deny": (state) => resolveApproval(state, false),
+} satisfies Record<string, Action>;
+
+/** The name of an action in {@link ACTIONS}. */
+export type ActionName = keyof typeof ACTIONS;
+
+/** Key chords to action names. */
+export const KEYMAP: Readonly<Record<string, ActionName>> = {
+  "enter": "composer.submit",
+  "shift+enter": "composer.newline",
+  "alt+enter": "composer.newline",
+  "ctrl+enter": "composer.newline",
+  "ctrl+j": "composer.newline",
+  "tab": "composer.indent",
+  "left": "cursor.left",
+  "ctrl+b": "cursor.left",
+  "right": "cursor.right",
+  "ctrl+f": "cursor.right",
+  "alt+left": "cursor.word-left",
+  "ctrl+left": "cursor.word-left",
+  "alt+b": "cursor.word-left",
+  "alt+right": "cursor.word-right",
+  "ctrl+right": "cursor.word-right",
+  "alt+f": "cursor.word-right",
+  "home": "cursor.line-start",
+  "ctrl+a": "cursor.line-start",
+  "end": "cursor.line-end",
+  "ctrl+e": "cursor.line-end",
+  "up": "cursor.up",
+  "down": "cursor.down",
+  "backspace": "delete.back",
+  "ctrl+h": "delete.back",
+  "delete": "delete.forward",
+  "alt+backspace": "delete.word-back",
+  "ctrl+backspace": "delete.word-back",
+  "ctrl+w": "delete.word-back",
+  "alt+d": "delete.word-forward",
+  "ctrl+u": "delete.to-line-start",
+  "ctrl+k": "delete.to-line-end",
+  "ctrl+p": "history.previous",
+  "ctrl+n": "history.next",
+  "escape": "turn.cancel",
+  "ctrl+c": "app.interrupt",
+  "ctrl+d": "app.exit-or-delete",
+};
+
+/**
+ * Chords that apply while an approval is pending, before {@link KEYMAP}. The letters apply only
+ * when the composer is empty (otherwise they are typed); Enter only without modifiers.
+ */
+export const APPROVAL_KEYMAP: Readonly<Record<string, ActionName>> = {
+  "left": "approval.toggle",
+  "right": "approval.toggle",
+  "tab": "approval.toggle",
+  "enter": "approval.answer",
+  "y": "approval.approve",
+  "n": "approval.deny",
+};
+
+/** The chords a key is looked up by, most specific first. */
+function chords(ev: NamedKey): string[] {
+  if (ev.ctrl) return [`ctrl+${ev.name}`];
+  const out: string[] = [];
+  if (ev.alt) out.push(`alt+${ev.name}`);
+  if (ev.shift) out.push(`shift+${ev.name}`);
+  out.push(ev.name);
+  return out;
+}
+
+function run(state: ClientState, key: KeyContext, candidates: string[]): Effect[] {
+  const tables = state.approval ? [APPROVAL_KEYMAP, KEYMAP] : [KEYMAP];
+  for (const table of tables) {
+    for (const chord of candidates) {
+      const name = table[chord];
+      if (name === undefined) continue;
+      const fx = (ACTIONS[name] as Action)(state, key);
+      if (fx !== undefined) return fx;
+    }
+  }
+  return [];
+}
+
+function applyText(
+  state: ClientState,
+  ev: Extract<KeyEvent, { type: "text" }>,
+  key: KeyContext,
+): Effect[] {
+  // Only a single typed letter answers: a longer text event (fast typing) is typed.
+  if (state.approval && !ev.alt && state.composer.text === "" && ev.text.length === 1) {
+    const name = APPROVAL_KEYMAP[ev.text.toLowerCase()];
+    if (name !== undefined) return (ACTIONS[name] as Action)(state, key) ?? [];
+  }
+  if (ev.alt) {
+    const name = KEYMAP[`alt+${ev.text}`];
+    return name === undefined ? [] : (ACTIONS[name] as Action)(state, key) ?? [];
+  }
+  state.composer = ed.insert(state.composer, ev.text);
+  return [];
+}
+
+/**
+ * Applies one key event: editing, history, approval answers, cancel and exit.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState } from "./model.ts";
+ * import { applyKey } from "./keymap.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * applyKey(s, { type: "text", text: "hi" });
+ * assert(s.composer.text === "hi");
+ * const fx = applyKey(s, { type: "key", name: "d", ctrl: true, alt: false, shift: false });
+ * assert(fx.length === 0); // Ctrl+D on a non-empty composer deletes forward
+ * ```
+ */
+export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
+  state.version++;
+  const wasArmed = state.exitArmed;
+  state.exitArmed = false;
+  if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) {
+    // Only a cancel still awaiting confirmation has a hint worth showing again.
+    state.hint = state.turn?.phase === "cancelling" ? state.hintUnderExit : undefined;
+  }
+  const key: KeyContext = { ev, exitWasArmed: wasArmed };
+  if (ev.type === "paste") {
+    state.composer = ed.insert(state.composer, ev.text);
+    return [];
+  }
+  if (ev.type === "text") return applyText(state, ev, key);
+  return run(state, key, chords(ev));
+}

@@ -1,0 +1,21 @@
+/**
+ * The TUI's client state and the functions that change it: {@link applyEvent} for a server
+ * event and {@link applyKey} for a key event. Both mutate the state in place (so a delta costs
+ * the same with 10 or 10,000 finished items) and return the effects the I/O shell must carry
+ * out: messages to send, the screen to clear, the program to end. Nothing here touches a
+ * terminal or a stream.
+ *
+ * @module
+ */
+export * from "./model.ts";
+export { addNotice, drainOutbox, finishItem, itemBytes } from "./transcript.ts";
+export { cleanEvent } from "./clean_event.ts";
+export { contextPercent, formatTokens, toolSummary } from "./format.ts";
+export { applyEvent, EVENT_HANDLERS } from "./events.ts";
+export type { EventHandler, EventScope, EventTable } from "./events.ts";
+export { ACTIONS, applyKey, APPROVAL_KEYMAP, KEYMAP } from "./keymap.ts";
+export type { Action, ActionName, KeyContext } from "./keymap.ts";
+export { HELP_TEXT, SLASH_COMMANDS } from "./commands.ts";
+export type { SlashCommand } from "./commands.ts";
+export { applyNoReply, applySendFailure, awaitingReply } from "./replies.ts";
+export { interruptTurn, markClosed } from "./turn.ts";

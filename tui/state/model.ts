@@ -1,0 +1,245 @@
+/**
+ * The TUI's client state: what the screen shows and nothing else, the effects the I/O shell
+ * carries out after a change, and {@link createState}. The reducers that change a state live
+ * beside this file (events, keymap, commands); nothing here touches a terminal or a stream.
+ *
+ * @module
+ */
+import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { Risk } from "../../protocol/schema.ts";
+import * as ed from "../composer.ts";
+import { PromptHistory } from "../history.ts";
+
+/** A finished transcript item; written once to the terminal's scrollback. */
+export type TranscriptItem =
+  | { kind: "user"; text: string }
+  /**
+   * Assistant Markdown. A long streamed message arrives in parts: each complete block is
+   * written as soon as the next one starts; `continued` marks the parts after the first.
+   */
+  | { kind: "assistant"; text: string; note?: string; continued?: boolean }
+  | {
+    kind: "tool";
+    callId: string;
+    name: string;
+    args: unknown;
+    summary: string;
+    success: boolean;
+    output: string;
+    truncated: boolean;
+  }
+  | { kind: "notice"; level: "info" | "warn" | "error"; text: string };
+
+/** A tool call of the running turn that has not completed. */
+export interface LiveTool {
+  callId: string;
+  name: string;
+  args: unknown;
+  summary: string;
+  status: "proposed" | "awaiting" | "running";
+}
+
+/** An approval the server is waiting for. */
+export interface PendingApproval {
+  approvalId: string;
+  callId: string;
+  name: string;
+  risk: Risk;
+  cwd: string;
+  summary: string;
+  /** The highlighted choice, answered by Enter. */
+  choice: "approve" | "deny";
+}
+
+/** What the running turn is doing, for the status line. */
+export type TurnPhase = "starting" | "thinking" | "streaming" | "tool" | "approval" | "cancelling";
+
+/** The running turn. */
+export interface TurnState {
+  requestId: string;
+  /** The prompt sent, given back to the composer if the server refuses to start the turn. */
+  prompt: string;
+  /** Unknown until `turn.started` arrives. */
+  turnId?: string;
+  phase: TurnPhase;
+  /** Esc was pressed before `turn.started`; cancel as soon as the id is known. */
+  cancelRequested: boolean;
+  /** `context.compacted` arrived in this turn: its `after_tokens` is the context figure. */
+  compacted: boolean;
+}
+
+/** The session the server started, with the limits the client obeys. */
+export interface SessionInfo {
+  id: string;
+  cwd: string;
+  model: string;
+  contextMaxTokens: number;
+  maxTranscriptBytes: number;
+  maxTranscriptItems: number;
+  maxPromptHistoryBytes: number;
+  maxPromptHistoryItems: number;
+}
+
+/** Everything the screen shows, and nothing else. */
+export interface ClientState {
+  /** `ready` once a session is open; `closed` when the server is gone. */
+  connection: "connecting" | "ready" | "closed";
+  session: SessionInfo | undefined;
+  /** Model and workspace to show before the session starts. */
+  model: string;
+  cwd: string;
+  /** Finished items kept in memory, oldest first, bounded by the session's limits. */
+  transcript: TranscriptItem[];
+  transcriptBytes: number;
+  /**
+   * Finished items not yet written to scrollback; the I/O shell drains it at every frame. It is
+   * never trimmed (every item reaches the screen once, whatever the transcript's bounds): when
+   * it grows past {@link OUTBOX_FLUSH_ITEMS} or {@link OUTBOX_FLUSH_BYTES} between two frames,
+   * the event reducer asks the shell for a `flush`, which drains it at once.
+   */
+  outbox: TranscriptItem[];
+  /** The size of `outbox`, counted as `itemBytes` counts. */
+  outboxBytes: number;
+  turn: TurnState | undefined;
+  /**
+   * The streamed assistant text of the current provider call not yet written to scrollback
+   * (the last, possibly unfinished Markdown block and what follows), control characters removed.
+   */
+  streamText: string;
+  /** The part of the streamed message already written to scrollback as complete blocks. */
+  streamCommitted: string;
+  /** `streamText` length when it was last split into blocks (to re-lex only as it grows). */
+  streamLexedAt: number;
+  /** Changes whenever a new streamed message starts, so cached wrapping can be dropped. */
+  streamId: number;
+  tools: LiveTool[];
+  approval: PendingApproval | undefined;
+  composer: ed.Buffer;
+  /**
+   * The composer's width in columns as the renderer lays it out, so that Up and Down move by
+   * visual row; undefined until the shell knows the terminal's size (rows are then lines).
+   */
+  composerWidth: number | undefined;
+  /** Prompts entered while a turn ran, sent when it completes. */
+  queued: string[];
+  /** The request id of a `session.clear` awaiting `session.cleared`. */
+  clearing: string | undefined;
+  /** Context use estimate in tokens; undefined before the first turn. */
+  contextTokens: number | undefined;
+  /** The last session `seq` seen. */
+  lastSeq: number;
+  /** A one-line hint above the composer, e.g. "press Ctrl+C again to exit". */
+  hint: string | undefined;
+  /** The hint "Press Ctrl+C again to exit" covers, shown again when the exit is not taken. */
+  hintUnderExit: string | undefined;
+  /** Ctrl+C was pressed on an empty idle composer; a second one exits. */
+  exitArmed: boolean;
+  history: PromptHistory;
+  /** Where the server runs, for `/status`. */
+  serverLabel: string;
+  /** Bumped on every change, so the shell can skip rendering an unchanged state. */
+  version: number;
+  /** Source of request ids. */
+  nextRequest: number;
+  /** Bounds of `transcript`, from `session.started` (defaults before it). */
+  transcriptLimits: { maxItems: number; maxBytes: number };
+  /** The largest prompt sent, in UTF-8 bytes; a larger one stays in the composer. */
+  maxPromptBytes: number;
+}
+
+/** A request whose confirmation the TUI waits for, and says so when it does not come. */
+export type AwaitedRequest = "turn.cancel" | "session.clear";
+
+/** Something the I/O shell must do after a state change. */
+export type Effect =
+  | { kind: "send"; message: OutgoingMessage }
+  | { kind: "exit"; status: number; message?: string }
+  | { kind: "clear-screen" }
+  | { kind: "save-history" }
+  /** Write the outbox to scrollback now rather than at the next frame (see `outbox`). */
+  | { kind: "flush" }
+  /**
+   * Call `applyNoReply` for `request` after `ms`, unless `awaitingReply` is false by then (the
+   * shell then drops the timer, so none runs while the TUI is idle).
+   */
+  | { kind: "expect-reply"; request: AwaitedRequest; ms: number };
+
+/** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
+export const REPLY_TIMEOUT_MS = 5000;
+
+/** Above this many finished items waiting for scrollback, the event reducer asks for a flush. */
+export const OUTBOX_FLUSH_ITEMS = 256;
+
+/** Above this many bytes of finished items waiting for scrollback, a flush is asked for. */
+export const OUTBOX_FLUSH_BYTES = 1024 * 1024;
+
+/** Options of {@link createState}. */
+export interface CreateStateOptions {
+  model: string;
+  cwd: string;
+  historyLimits: { maxItems: number; maxBytes: number };
+  historyEntries?: readonly string[];
+  transcriptLimits?: { maxItems: number; maxBytes: number };
+  serverLabel?: string;
+  /** The server's `max_prompt_bytes` when known; {@link DEFAULT_MAX_PROMPT_BYTES} otherwise. */
+  maxPromptBytes?: number;
+}
+
+/**
+ * The protocol's prompt limit (`max_prompt_bytes`, 256 KiB by default). `session.started` does
+ * not report the server's value, so a client that cannot know it assumes the default. Checking
+ * before sending matters: a prompt that makes the frame exceed `max_client_frame_bytes` is
+ * answered with an `error` that has no `request_id`.
+ */
+export const DEFAULT_MAX_PROMPT_BYTES = 262144;
+
+/**
+ * A fresh state, connecting.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState } from "./model.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * assert(s.connection === "connecting" && s.transcript.length === 0);
+ * ```
+ */
+export function createState(options: CreateStateOptions): ClientState {
+  return {
+    connection: "connecting",
+    session: undefined,
+    model: options.model,
+    cwd: options.cwd,
+    transcript: [],
+    transcriptBytes: 0,
+    outbox: [],
+    outboxBytes: 0,
+    turn: undefined,
+    streamText: "",
+    streamCommitted: "",
+    streamLexedAt: 0,
+    streamId: 0,
+    tools: [],
+    approval: undefined,
+    composer: ed.EMPTY_BUFFER,
+    composerWidth: undefined,
+    queued: [],
+    clearing: undefined,
+    contextTokens: undefined,
+    lastSeq: 0,
+    hint: undefined,
+    hintUnderExit: undefined,
+    exitArmed: false,
+    history: new PromptHistory(options.historyLimits, options.historyEntries ?? []),
+    serverLabel: options.serverLabel ?? "in-process",
+    version: 0,
+    nextRequest: 1,
+    transcriptLimits: options.transcriptLimits ?? { maxItems: 10000, maxBytes: 8 * 1024 * 1024 },
+    maxPromptBytes: options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
+  };
+}
+
+/** The next request id of this client (`tui-1`, `tui-2`, …). */
+export function requestId(state: ClientState): string {
+  return `tui-${state.nextRequest++}`;
+}

@@ -1,0 +1,143 @@
+/**
+ * The running turn's lifecycle on the client: starting one, cancelling it, and ending it with
+ * whatever it left unfinished written to the transcript.
+ *
+ * @module
+ */
+import * as ed from "../composer.ts";
+import {
+  type ClientState,
+  type Effect,
+  REPLY_TIMEOUT_MS,
+  requestId,
+  type TurnState,
+} from "./model.ts";
+import { endStreaming } from "./stream_blocks.ts";
+import { finishItem, notice } from "./transcript.ts";
+
+/** Starts a turn with `prompt`: the user item, and the `turn.start` to send. */
+export function startTurn(state: ClientState, prompt: string): Effect[] {
+  if (!state.session) {
+    notice(state, "error", "Not connected to a session yet");
+    return [];
+  }
+  const id = requestId(state);
+  state.turn = {
+    requestId: id,
+    prompt,
+    phase: "starting",
+    cancelRequested: false,
+    compacted: false,
+  };
+  finishItem(state, { kind: "user", text: prompt });
+  return [{
+    kind: "send",
+    message: { type: "turn.start", request_id: id, session_id: state.session.id, prompt },
+  }];
+}
+
+/** Marks the turn as cancelling and returns the `turn.cancel` to send (its id is known). */
+export function cancelEffect(state: ClientState, turn: TurnState): Effect {
+  turn.phase = "cancelling";
+  state.hint = "Cancelling…";
+  return {
+    kind: "send",
+    message: {
+      type: "turn.cancel",
+      request_id: requestId(state),
+      session_id: state.session!.id,
+      turn_id: turn.turnId!,
+    },
+  };
+}
+
+/** Cancels the running turn, now or as soon as its id is known. */
+export function cancelTurn(state: ClientState): Effect[] {
+  const turn = state.turn;
+  if (!turn || turn.phase === "cancelling") return [];
+  const expect: Effect = { kind: "expect-reply", request: "turn.cancel", ms: REPLY_TIMEOUT_MS };
+  if (turn.turnId === undefined) {
+    turn.cancelRequested = true;
+    turn.phase = "cancelling";
+    state.hint = "Cancelling…";
+    return [expect];
+  }
+  return [cancelEffect(state, turn), expect];
+}
+
+/**
+ * Forgets the running turn, writing what it left unfinished to the transcript: the rest of the
+ * streamed text, and each call that did not complete, with `unfinished` as its output.
+ */
+export function endTurn(
+  state: ClientState,
+  unfinished = "(the turn ended before this call completed)",
+): void {
+  endStreaming(state);
+  for (const t of state.tools) {
+    finishItem(state, {
+      kind: "tool",
+      callId: t.callId,
+      name: t.name,
+      args: t.args,
+      summary: t.summary,
+      success: false,
+      output: unfinished,
+      truncated: false,
+    });
+  }
+  state.tools = [];
+  state.approval = undefined;
+  state.turn = undefined;
+  if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
+}
+
+/**
+ * Queued prompts of a cancelled or failed turn go back to the composer instead of running,
+ * after `refused` (the prompt of a turn the server did not start) and before the draft.
+ */
+export function restoreQueued(state: ClientState, refused?: string): void {
+  if (state.queued.length === 0 && refused === undefined) return;
+  const text = [refused ?? "", ...state.queued, state.composer.text].filter((t) => t !== "")
+    .join("\n");
+  state.queued = [];
+  state.composer = ed.fromText(text);
+}
+
+/** The turn was never started: forget it and give its prompt back to the composer. */
+export function refuseStart(state: ClientState, turn: TurnState): void {
+  state.turn = undefined;
+  if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
+  restoreQueued(state, turn.prompt);
+  notice(state, "info", "The prompt was not sent; it is back in the composer");
+}
+
+/**
+ * Ends the running turn where it stands, for the paths that leave it unfinished (the user
+ * quits, the server goes away): its streamed text goes to the transcript marked
+ * "(interrupted)", and its calls that did not complete with a note saying so, as a cancel would
+ * write them; so nothing the screen showed is lost when the live region goes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState } from "./model.ts";
+ * import { interruptTurn } from "./turn.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 10, maxBytes: 100 } });
+ * interruptTurn(s); // no turn: nothing to do
+ * assert(s.outbox.length === 0);
+ * ```
+ */
+export function interruptTurn(state: ClientState): void {
+  if (!state.turn) return;
+  state.version++;
+  endStreaming(state, "interrupted");
+  endTurn(state, "(interrupted before this call completed)");
+}
+
+/** Marks the connection closed, interrupting the running turn; the shell reports it and exits. */
+export function markClosed(state: ClientState): void {
+  state.version++;
+  state.connection = "closed";
+  interruptTurn(state);
+}
