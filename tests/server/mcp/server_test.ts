@@ -22,13 +22,12 @@ async function start(
 ): Promise<{ server: ServerProcess; mock: MockOpenAI; done: () => Promise<void> }> {
   const mock = await MockOpenAI.start(script);
   const server = await ServerProcess.start({
-    // deno-lint-ignore no-explicit-any
     config: {
       base_url: mock.baseUrl,
       approval_policy: "never",
       mcp_servers: servers,
       ...config,
-    } as any,
+    } as never,
     denoFlags: MCP_SERVER_FLAGS,
   });
   return {
