@@ -191,6 +191,11 @@ export const SessionStartedEvent = z.object({
    * `last_seq + 1`. Omitted on a new session (its first event carries 1).
    */
   last_seq: z.number().int().nonnegative().optional(),
+  /**
+   * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
+   * record torn by a crash was dropped. Omitted when there is nothing to say.
+   */
+  notice: z.string().optional(),
 });
 
 /** `turn.started`: the first event of a turn. */

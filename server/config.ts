@@ -29,6 +29,12 @@ export interface Config {
   max_transcript_items: number;
   max_prompt_history_bytes: number;
   max_prompt_history_items: number;
+  /** scv 0.2: record sessions under the state directory so they can be resumed. */
+  persist_sessions: boolean;
+  /** scv 0.2: recorded sessions not updated for this many days are deleted at startup. */
+  session_retention_days: number;
+  /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
+  max_sessions: number;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -50,6 +56,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_transcript_items: 10000,
   max_prompt_history_bytes: 1048576,
   max_prompt_history_items: 200,
+  persist_sessions: true,
+  session_retention_days: 30,
+  max_sessions: 500,
 });
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
@@ -106,6 +115,9 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,
   max_prompt_history_items: positiveInt,
+  persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  session_retention_days: positiveInt,
+  max_sessions: positiveInt,
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */

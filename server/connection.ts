@@ -24,6 +24,7 @@ import { route } from "./connection/routes.ts";
 import { errorText, quoteInput } from "./error_text.ts";
 import type { Session } from "./session.ts";
 import type { TurnEndObserver } from "./turn.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./connection/context.ts";
@@ -47,6 +48,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** Where sessions are recorded and resumed from; omitted: not recorded. */
+  sessions?: SessionStore | undefined;
 }
 
 /** Errors that end the read loop: the output is gone or the connection closes on purpose. */
@@ -165,6 +168,8 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Every turn has ended (or was abandoned): release the session files' locks.
+    for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});
   }
 
@@ -181,6 +186,8 @@ export class Connection {
       sessions,
       onTurnEnd: o.onTurnEnd,
       initialized: false,
+      store: o.sessions,
+      tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),
       sendSession: <T extends ServerEventType>(event: Unsequenced<T>, session: Session) =>
         replies.send({ ...event }, session.seq),

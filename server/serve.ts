@@ -8,6 +8,8 @@ import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { openSessionStore } from "./sessions/open_store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -24,6 +26,11 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when
+   * `persist_sessions` is on; null: nowhere.
+   */
+  sessions?: SessionStore | null;
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
@@ -49,7 +56,8 @@ export async function providerFromConfig(
  * import { serve } from "./serve.ts";
  * import { DEFAULT_CONFIG } from "./config.ts";
  * const input = ReadableStream.from<Uint8Array>([]);
- * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
+ * const config = { ...DEFAULT_CONFIG, persist_sessions: false };
+ * const status = await serve({ readable: input, writable: new WritableStream(), config });
  * assert(status === 0);
  * ```
  */
@@ -81,12 +89,16 @@ export function serve(options: ServeOptions): Promise<number> {
         secretEnv: [config.api_key_env],
       };
     })();
+  const sessions = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
     config,
     log,
     deps: loadDeps,
+    sessions,
   });
   return connection.run();
 }

@@ -38,7 +38,14 @@ export interface FrameWriterOptions {
 
 /** Per-session sequence numbers, assigned only when a frame is actually queued. */
 export class SeqCounter {
-  #last = 0;
+  #last: number;
+  /** Starts after `last` (a resumed session's recorded last seq); 0 for a new session. */
+  constructor(last = 0) {
+    if (!Number.isSafeInteger(last) || last < 0) {
+      throw new RangeError(`Cannot start a seq counter at ${last}: it must be a whole number >= 0`);
+    }
+    this.#last = last;
+  }
   /** The last number handed out (0 before the first). */
   get last(): number {
     return this.#last;

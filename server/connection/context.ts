@@ -11,6 +11,8 @@ import type { ServerEventType } from "../../protocol/schema.ts";
 import type { AgentDeps } from "../agent/deps.ts";
 import type { Config } from "../config.ts";
 import type { Session } from "../session.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import type { TurnEndObserver } from "../turn.ts";
 import type { FrameWriter } from "../writer.ts";
 
@@ -54,6 +56,10 @@ export interface ConnectionContext {
   readonly onTurnEnd: TurnEndObserver | undefined;
   /** Whether `initialize` succeeded. */
   initialized: boolean;
+  /** Where sessions are recorded and resumed from; undefined: not recorded. */
+  readonly store: SessionStore | undefined;
+  /** The tools, once a turn loaded them (for the summaries of recorded tool calls). */
+  tools: ToolRegistry | undefined;
   /** Sends a connection-level event; blocked output for 3 s stops the connection. */
   send<T extends ServerEventType>(event: EventOf<T>): Promise<void>;
   /** Sends a session event, taking the session's next `seq` when it is queued. */

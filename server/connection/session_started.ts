@@ -17,7 +17,8 @@ export function sessionStartedBody(session: Session, config: Config): SessionSta
   return {
     session_id: session.id,
     cwd: session.cwd,
-    model: config.model,
+    // A resumed session keeps the model session.configure chose.
+    model: session.model ?? config.model,
     context_max_tokens: config.context_max_tokens,
     max_server_frame_bytes: config.max_server_frame_bytes,
     max_transcript_bytes: config.max_transcript_bytes,
