@@ -95,6 +95,8 @@ export const editFileTool = defineTool({
     "shows a unified diff of the change.",
   schema,
   risk: () => "write",
+  // A write tool never leaves the workspace, so `auto` lets it run.
+  autoApproved: () => true,
   summary: (args) => `Edit file: ${args.path}`,
   run,
 });

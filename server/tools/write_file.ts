@@ -66,6 +66,8 @@ export const writeFileTool = defineTool({
     "Parent directories are created. To change part of an existing file, use edit_file.",
   schema,
   risk: () => "write",
+  // A write tool never leaves the workspace, so `auto` lets it run.
+  autoApproved: () => true,
   summary: (args) => `Write file: ${args.path} (${encoder.encode(args.content).length} bytes)`,
   run,
 });
