@@ -27,7 +27,7 @@ export interface RecordedSessionView {
   readonly model: string;
   readonly approvalPolicy: string;
   /** Whether model and policy were chosen by `session.configure` (kept over the config's). */
-  readonly configured: boolean;
+  readonly configured?: boolean;
 }
 
 /** How a recorder is set up. */
