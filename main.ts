@@ -43,6 +43,10 @@ async function main(args: string[]): Promise<number> {
       const { runExec } = await import("./cli/exec.ts");
       return await runExec(cmd.options);
     }
+    case "sessions": {
+      const { runSessions } = await import("./cli/sessions_command.ts");
+      return await runSessions(cmd.options);
+    }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");
       return await runTuiCommand(cmd.options);

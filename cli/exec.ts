@@ -2,6 +2,8 @@
  * `scv exec`: one turn without a terminal, against an in-process server. Assistant text streams
  * to stdout, tool activity to stderr; `--json` writes the Peon events as NDJSON instead.
  * Nobody can answer an approval here, so calls that need one are denied with a hint.
+ * `--continue` / `--session ID` add the turn to a recorded session; the session id is printed on
+ * stderr either way.
  *
  * @module
  */
@@ -120,6 +122,11 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
     log: (line) => {
       if (logs.length < 100) logs.push(line);
     },
+    onMcpStatus: (s) => {
+      if (s.status !== "failed") return;
+      const why = (s.error ?? "failed").replace(/\s+/g, " ");
+      io.stderr(`scv exec: warning: ${why.length > 300 ? why.slice(0, 300) + "…" : why}\n`);
+    },
   });
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",
@@ -150,8 +157,15 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
   }
 
   try {
-    await client.initialize();
-    const session = await client.startSession(cwd);
+    // Reasoning goes only into --json (plain output is the answer); notices go to stderr.
+    await client.initialize({ reasoning: options.json === true, notices: true });
+    const session = await client.startSession(cwd, options.resume);
+    // So the conversation can be continued: scv exec --session ID.
+    io.stderr(
+      `scv exec: session ${session.session_id}${session.resumed ? " (resumed)" : ""}\n`,
+    );
+    if (session.notice) io.stderr(`scv exec: ${session.notice}\n`);
+    if (options.json) io.stdout(JSON.stringify(session) + "\n");
     const requestId = client.nextRequestId();
     let endsWithNewline = true;
     const status = await new Promise<number>((resolve) => {
@@ -219,6 +233,9 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
               io.stderr(`${mark} ${ev.name}${first ? `: ${first}` : ""}\n`);
             }
             return;
+          case "turn.notice":
+            if (!options.json) io.stderr(`scv exec: notice: ${ev.message}\n`);
+            break;
           case "context.compacted":
             if (!options.json) {
               io.stderr(

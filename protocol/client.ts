@@ -223,18 +223,24 @@ export class PeonClient {
     return await reply;
   }
 
-  /** Sends `initialize` and waits for `initialized`. */
-  initialize(): Promise<ServerEventOf<"initialized">> {
+  /** Sends `initialize` (asking for the optional events in `capabilities`) and waits for `initialized`. */
+  initialize(
+    capabilities?: { reasoning?: boolean; notices?: boolean },
+  ): Promise<ServerEventOf<"initialized">> {
     return this.request({
       type: "initialize",
       protocol_version: PROTOCOL_VERSION,
       client: { name: this.#name, version: this.#version },
+      ...(capabilities ? { capabilities } : {}),
     }, ["initialized"]);
   }
 
   /** Sends `session.start` and waits for `session.started`. */
-  startSession(cwd: string): Promise<ServerEventOf<"session.started">> {
-    return this.request({ type: "session.start", cwd }, ["session.started"]);
+  startSession(cwd: string, resume?: string): Promise<ServerEventOf<"session.started">> {
+    return this.request(
+      { type: "session.start", cwd, ...(resume !== undefined ? { resume } : {}) },
+      ["session.started"],
+    );
   }
 
   /** Resolves when the input has ended. */

@@ -6,11 +6,13 @@
  *
  * @module
  */
+import type { McpHost } from "./mcp/host.ts";
 import type { ErrorCode } from "../protocol/constants.ts";
 import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ServerEventType } from "../protocol/schema.ts";
 import type { EventOf } from "../protocol/turn_events.ts";
 import type { Config } from "./config.ts";
+import type { SandboxReport } from "./sandbox/mod.ts";
 import {
   type ConnectionContext,
   type ConnectionDeps,
@@ -48,6 +50,10 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
+  mcp?: McpHost;
+  /** `session.started.sandbox` for a workspace; absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
   /** Where sessions are recorded and resumed from; omitted: not recorded. */
   sessions?: SessionStore | undefined;
 }
@@ -185,7 +191,10 @@ export class Connection {
       writer: this.#writer,
       sessions,
       onTurnEnd: o.onTurnEnd,
+      mcp: o.mcp,
+      sandbox: o.sandbox,
       initialized: false,
+      capabilities: {},
       store: o.sessions,
       tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),

@@ -7,7 +7,10 @@
 import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
+import { providerSecretEnv } from "./provider/secret_env.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { McpHost, type McpServerStatus } from "./mcp/host.ts";
+import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
 import { openSessionStore } from "./sessions/open_store.ts";
 import type { SessionStore } from "./sessions/store.ts";
 
@@ -26,6 +29,10 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
+  onMcpStatus?: (status: McpServerStatus) => void;
+  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  sandbox?: Promise<Sandbox>;
   /**
    * Where sessions are recorded; omitted: the state directory of `env` when
    * `persist_sessions` is on; null: nowhere.
@@ -33,17 +40,13 @@ export interface ServeOptions {
   sessions?: SessionStore | null;
 }
 
-/** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
+/** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
 export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = readEnv,
 ): Promise<Provider> {
-  const { OpenAIProvider } = await import("./provider/openai.ts");
-  return new OpenAIProvider({
-    baseUrl: config.base_url,
-    apiKey: env(config.api_key_env) || undefined,
-    idleTimeoutMs: config.provider_timeout_ms,
-  });
+  const { providerFromConfig } = await import("./provider/from_config.ts");
+  return await providerFromConfig(config, env);
 }
 
 /**
@@ -65,9 +68,21 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
+  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
+  // session starts.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: providerSecretEnv(config),
+    log,
+    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+  });
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -80,13 +95,18 @@ export function serve(options: ServeOptions): Promise<number> {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const tools = options.tools ?? new ToolRegistry(builtinTools({
+        sandbox: await sandbox,
+        passthrough: config.shell_env_passthrough,
+      }));
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools()),
+        tools,
+        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,
         systemPrompt: buildSystemPrompt,
-        secretEnv: [config.api_key_env],
+        secretEnv: providerSecretEnv(config),
       };
     })();
   const sessions = options.sessions === undefined
@@ -98,7 +118,13 @@ export function serve(options: ServeOptions): Promise<number> {
     config,
     log,
     deps: loadDeps,
+    ...(mcp ? { mcp } : {}),
+    sandbox: async () => {
+      const s = await sandbox;
+      return (workspace) => s.report(workspace);
+    },
     sessions,
   });
-  return connection.run();
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
+  return connection.run().finally(() => mcp?.close());
 }

