@@ -204,8 +204,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
               `scv exec: denied ${ev.name} (${
                 oneLine(ev.summary)
               }): it needs approval (risk ${ev.risk}) ` +
-                `and exec cannot ask; rerun with --approval-policy auto (sandboxed bash and workspace ` +
-                `writes run) or never (everything runs) to allow it\n`,
+                `and exec cannot ask; rerun with --approval-policy never to allow it (or ` +
+                `--approval-policy auto: sandboxed bash and workspace writes run)\n`,
             );
             void client.send({
               type: "approval.resolve",

@@ -13,7 +13,7 @@ function withRun(run: string): string[] {
 }
 
 Deno.test("with the sandbox off, session.started says so and auto asks for bash with sandboxed: false", async () => {
-  await withBashServer("echo hi", { config: { sandbox: "off" } }, async (run) => {
+  await withBashServer("echo hi", { config: { sandbox: "off" } }, (run) => {
     assert.deepEqual(run.sessionStarted.sandbox, {
       mode: "off",
       reason: '"sandbox" is "off" in the configuration',
@@ -36,7 +36,7 @@ Deno.test("with the sandbox off, the command's environment holds no key, no *TOK
         UNLISTED_VAR: "must-not-pass",
       },
     },
-    async ({ completed }) => {
+    ({ completed }) => {
       assert.match(completed.output, /END/);
       assert.ok(!completed.output.includes(FAKE_KEY), "the provider key reached the command");
       assert.ok(!completed.output.includes("ghp-must-not-pass"));
@@ -53,7 +53,7 @@ Deno.test("sandbox auto without --allow-run for bwrap runs unsandboxed and says 
   await withBashServer(
     "echo hi",
     { denoFlags: withRun("--allow-run=bash") },
-    async ({ sessionStarted, approval, completed }) => {
+    ({ sessionStarted, approval, completed }) => {
       assert.equal(sessionStarted.sandbox.mode, "off");
       assert.match(sessionStarted.sandbox.reason, /--allow-run for bwrap/);
       assert.equal(approval?.sandboxed, false, "auto must ask while the sandbox is off");
@@ -66,7 +66,7 @@ Deno.test("a required sandbox that cannot start fails each bash call saying why 
   await withBashServer(
     "echo must-not-run",
     { config: { sandbox: "workspace-write" }, denoFlags: withRun("--allow-run=bash") },
-    async ({ sessionStarted, completed }) => {
+    ({ sessionStarted, completed }) => {
       assert.equal(sessionStarted.sandbox.mode, "off");
       assert.match(sessionStarted.sandbox.reason, /"sandbox" is "workspace-write" but/);
       assert.equal(completed.success, false);
@@ -83,7 +83,7 @@ Deno.test("with --allow-run=bwrap alone and the sandbox off, no command runs uns
       config: { sandbox: "off", approval_policy: "never" },
       denoFlags: withRun("--allow-run=bwrap"),
     },
-    async ({ completed }) => {
+    ({ completed }) => {
       assert.equal(completed.success, false);
       assert.ok(!completed.output.includes("must-not-run"));
       assert.match(completed.output, /scv may run only sandboxed commands/);
@@ -95,7 +95,7 @@ Deno.test("with --allow-run=bwrap alone, bash runs in the sandbox", async () => 
   await withBashServer(
     "echo inside; ls -d /proc/[0-9]* | wc -l",
     { denoFlags: withRun("--allow-run=bwrap") },
-    async ({ sessionStarted, completed }) => {
+    ({ sessionStarted, completed }) => {
       assert.deepEqual(sessionStarted.sandbox, { mode: "workspace-write", network: false });
       assert.equal(completed.success, true, completed.output);
       assert.match(completed.output, /^inside$/m);

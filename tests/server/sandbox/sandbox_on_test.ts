@@ -12,7 +12,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 Deno.test("session.started reports the workspace-write sandbox without network, and auto runs bash unasked as sandboxed", async () => {
-  await withBashServer("echo hi", {}, async ({ sessionStarted, approval, completed }) => {
+  await withBashServer("echo hi", {}, ({ sessionStarted, approval, completed }) => {
     assert.deepEqual(sessionStarted.sandbox, { mode: "workspace-write", network: false });
     assert.equal(approval, undefined, "auto asked for a sandboxed bash call");
     assert.equal(completed.output, "hi\n");
@@ -20,7 +20,7 @@ Deno.test("session.started reports the workspace-write sandbox without network, 
 });
 
 Deno.test("approval.requested for bash carries sandboxed: true under on-risk", async () => {
-  await withBashServer("echo hi", { config: { approval_policy: "on-risk" } }, async (run) => {
+  await withBashServer("echo hi", { config: { approval_policy: "on-risk" } }, (run) => {
     assert.equal(run.approval?.sandboxed, true);
     assert.equal(run.completed.success, true);
   });
@@ -68,7 +68,7 @@ Deno.test("a sandboxed command cannot read a file under a hidden path", async ()
       `cat ${home}/.ssh/id_ed25519`,
       // Named as sandbox_deny_read names ~/.ssh; HOME itself stays, so Deno's cache does too.
       { config: { sandbox_deny_read: [`${home}/.ssh`] } },
-      async ({ completed }) => {
+      ({ completed }) => {
         assert.equal(completed.success, false);
         assert.ok(!completed.output.includes("PRIVATE-KEY-MATERIAL-42"), completed.output);
         assert.match(completed.output, /No such file or directory/);
@@ -96,7 +96,7 @@ Deno.test("a sandboxed command cannot reach a loopback port the test opened outs
     await withBashServer(
       `exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED`,
       {},
-      async ({ completed }) => {
+      ({ completed }) => {
         assert.equal(completed.success, false);
         assert.ok(!completed.output.includes("CONNECTED"), completed.output);
         assert.match(completed.output.split("\n").at(-1)!, /"sandbox_network": true/);
@@ -113,7 +113,7 @@ Deno.test("a sandboxed command sees no scv process in /proc", async () => {
   await withBashServer(
     "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; ls -d /proc/[0-9]* | wc -l",
     {},
-    async ({ completed }) => {
+    ({ completed }) => {
       assert.equal(completed.success, true, completed.output);
       assert.ok(!completed.output.includes("main.ts"), completed.output);
       assert.ok(!completed.output.includes("deno"), completed.output);
@@ -128,7 +128,7 @@ Deno.test("a sandboxed command cannot find the API key through env, /proc/*/envi
     "env; tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ; ps eww 2>&1; " +
       "head -c 100000 /proc/$PPID/mem 2>&1 | tr -cd '[:print:]'; echo END",
     {},
-    async ({ completed }) => {
+    ({ completed }) => {
       assert.match(completed.output, /END/);
       assert.ok(!completed.output.includes(FAKE_KEY), "the key reached the command");
       assert.ok(!completed.output.includes("DO-NOT-LEAK"));

@@ -45,7 +45,7 @@ export interface BashServerOptions {
 export async function withBashServer(
   command: string | ((workspace: string) => string),
   options: BashServerOptions,
-  fn: (run: BashRun & { workspace: string; sessionStarted: Ev }) => Promise<void>,
+  fn: (run: BashRun & { workspace: string; sessionStarted: Ev }) => void | Promise<void>,
   during?: (server: ServerProcess, workspace: string) => Promise<void>,
 ): Promise<void> {
   const workspace = options.workspace ?? await hostDir("scv-sbx-ws-");
