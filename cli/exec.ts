@@ -66,9 +66,47 @@ const defaultIO: ExecIO = {
 
 /** The signals that end `scv exec` the way a first Ctrl+C does: the turn is cancelled. */
 const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/**
+ * Stdout coalesced per event-loop task: a flood of deltas costs one write per batch instead of
+ * one per delta. Stderr goes out at once, after what stdout holds, so their order is kept.
+ */
+function coalesced(io: ExecIO): ExecIO & { flush: () => void } {
+  let pending = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    io.stdout(text);
+  };
+  return {
+    stdout: (text) => {
+      pending += text;
+      // One batch stays well under a pipe's buffer, so no write is ever huge.
+      if (pending.length >= 64 * 1024) flush();
+      else timer ??= setTimeout(flush, 0);
+    },
+    stderr: (text) => {
+      flush();
+      io.stderr(text);
+    },
+    flush,
+  };
+}
 
 /** Runs one turn; resolves with the exit status (0 completed, 1 failed, 130 cancelled). */
-export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Promise<number> {
+export async function runExec(options: ExecOptions, rawIO: ExecIO = defaultIO): Promise<number> {
+  const io = coalesced(rawIO);
+  try {
+    return await execTurn(options, io);
+  } finally {
+    io.flush();
+  }
+}
+
+async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }): Promise<number> {
   const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
   if (!config) return EXEC_EXIT.usage;
   let prompt = options.prompt;
@@ -105,6 +143,9 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",
     maxFrameBytes: config.max_server_frame_bytes,
+    // The server runs in this process from the same schemas: checking its events again would
+    // cost a zod parse per delta.
+    validate: false,
   });
 
   // SIGINT (Ctrl+C), SIGTERM and SIGHUP (the terminal closed) cancel the turn, so its tool
@@ -122,6 +163,7 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
       // Before the turn started, turn.started cancels it as soon as it comes.
       cancel?.();
     } else {
+      io.flush();
       Deno.exit(EXEC_EXIT.cancelled);
     }
   };
@@ -165,7 +207,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
           return;
         }
         const ev: ServerEvent = input.event;
-        if (options.json) io.stdout(JSON.stringify(ev) + "\n");
+        // The frame as the server wrote it: no second JSON.stringify per event.
+        if (options.json) io.stdout(input.text + "\n");
         switch (ev.type) {
           case "error":
             if (ev.request_id === requestId || ev.fatal) {
