@@ -5,19 +5,12 @@
  * @module
  */
 import { encodeFrame, NdjsonDecoderStream } from "./ndjson.ts";
-import {
-  type ClientMessage,
-  describeIssues,
-  PROTOCOL_VERSION,
-  SCV_VERSION,
-  ServerEvent,
-  type ServerEventOf,
-  type ServerEventType,
-} from "./schema.ts";
+import { describeIssues, PROTOCOL_VERSION, SCV_VERSION, ServerEvent } from "./schema.ts";
+import type { ClientMessage, ServerEventOf, ServerEventType } from "./types.ts";
 
 /** What a client sees on its input: an event, a frame it could not take, or the end. */
 export type ClientInput =
-  | { kind: "event"; event: ServerEvent }
+  | { kind: "event"; event: ServerEventOf<ServerEventType> }
   | { kind: "malformed"; reason: string; text?: string }
   | { kind: "closed"; error?: string };
 
@@ -25,7 +18,7 @@ export type ClientInput =
 export type ClientListener = (input: ClientInput) => void;
 
 /** Distributive omit, so each message keeps its own fields. */
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A client message whose `request_id` the client fills in. */
 export type OutgoingMessage = DistributiveOmit<ClientMessage, "request_id"> & {
   request_id?: string;
@@ -49,6 +42,7 @@ export interface PeonClientOptions {
   maxFrameBytes?: number;
   /** Client name sent in `initialize`. */
   name?: string;
+  /** Client version sent in `initialize`. */
   version?: string;
 }
 

@@ -57,7 +57,10 @@ export class ToolRegistry {
   /** The tools as OpenAI function specs, computed once. */
   specs(): ToolSpec[] {
     this.#specs ??= this.list().map((t) => {
-      const { $schema: _, ...parameters } = z.toJSONSchema(t.schema, { io: "input" }) as Record<
+      // A tool's schema is a zod schema; its type only promises `safeParse` so the public
+      // Tool type names no zod type.
+      const schema = t.schema as unknown as z.ZodType;
+      const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: "input" }) as Record<
         string,
         unknown
       >;
