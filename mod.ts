@@ -72,3 +72,11 @@ export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
 export type { ConfigSources, SandboxMode } from "./server/config.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
+export type {
+  McpHttpServerConfig,
+  McpServerCommon,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from "./server/mcp/config.ts";
+export type { McpServerStatus } from "./server/mcp/manager.ts";
+export type { McpStatus } from "./server/mcp/server.ts";

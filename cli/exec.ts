@@ -83,6 +83,11 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
     log: (line) => {
       if (logs.length < 100) logs.push(line);
     },
+    onMcpStatus: (s) => {
+      if (s.status !== "failed") return;
+      const why = (s.error ?? "failed").replace(/\s+/g, " ");
+      io.stderr(`scv exec: warning: ${why.length > 300 ? why.slice(0, 300) + "…" : why}\n`);
+    },
   });
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",

@@ -171,6 +171,17 @@ export const InitializedEvent = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
 });
 
+/** One configured MCP server's state in `session.started` (see docs/mcp.md). */
+export const McpServerState = z.object({
+  /** The server's name in `mcp_servers`. */
+  name: z.string(),
+  /** `starting` until it answered `initialize` and `tools/list` (or failed to). */
+  status: z.enum(["starting", "ready", "failed"]),
+  /** Tools offered to the model from it; 0 unless ready. */
+  tools: z.number().int().nonnegative(),
+  /** Why it failed; only with `failed`. */
+  error: z.string().optional(),
+});
 /**
  * `session.started.sandbox` (scv 0.2): where `bash` runs in this session. An active mode says
  * whether commands have network; `off` says why (configured off, or the OS sandbox cannot
@@ -198,6 +209,8 @@ export const SessionStartedEvent = z.object({
   max_transcript_items: z.number().int().positive(),
   max_prompt_history_bytes: z.number().int().positive(),
   max_prompt_history_items: z.number().int().positive(),
+  /** Each enabled MCP server's state; omitted when none is configured. */
+  mcp_servers: z.array(McpServerState).optional(),
   /** scv 0.2: true when this is a recorded session reopened by `resume`; omitted otherwise. */
   resumed: z.boolean().optional(),
   /**

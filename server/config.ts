@@ -6,6 +6,7 @@
  * @module
  */
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
+import { type McpServerConfig, validateMcpServers } from "./mcp/config.ts";
 
 /**
  * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
@@ -66,6 +67,8 @@ export interface Config {
   max_prompt_history_bytes: number;
   /** The client's prompt-history bound in items (reported in `session.started`). */
   max_prompt_history_items: number;
+  /** MCP servers by name (see server/mcp/config.ts); merged by name across config files. */
+  mcp_servers: Readonly<Record<string, McpServerConfig>>;
   /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;
   /** Whether sandboxed commands may use the network. */
@@ -103,6 +106,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_transcript_items: 10000,
   max_prompt_history_bytes: 1048576,
   max_prompt_history_items: 200,
+  mcp_servers: Object.freeze({}),
   sandbox: "auto",
   sandbox_network: false,
   sandbox_writable_roots: Object.freeze([]),
@@ -123,6 +127,11 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
 interface KeyRule {
   expected: string;
   valid: (value: unknown) => boolean;
+  /**
+   * For structured values: the normalized value, or a RangeError whose message names the exact
+   * key path and what is wrong there (used instead of `expected`).
+   */
+  normalize?: (value: unknown) => unknown;
 }
 
 const positiveInt: KeyRule = {
@@ -188,6 +197,11 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,
   max_prompt_history_items: positiveInt,
+  mcp_servers: {
+    expected: "must be an object of MCP server entries",
+    valid: () => true,
+    normalize: validateMcpServers,
+  },
   sandbox: {
     expected: 'must be one of "auto", "workspace-write", "read-only", "off"',
     valid: (v) => (SANDBOX_MODES as readonly unknown[]).includes(v),
@@ -281,6 +295,15 @@ export function validateConfigObject(value: unknown, source: string): Partial<Co
       throw new ConfigError(
         `Cannot load config ${source}: "${key}" ${rule.expected}, got ${describeValue(v)}`,
       );
+    }
+    if (rule.normalize) {
+      try {
+        out[key] = rule.normalize(v);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ConfigError(`Cannot load config ${source}: ${e.message}`);
+      }
+      continue;
     }
     out[key] = v;
   }
@@ -434,7 +457,10 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
       if (required) throw new ConfigError(`Cannot load config "${path}": file not found`);
       continue;
     }
-    Object.assign(config, parseConfigText(text, path));
+    const { mcp_servers, ...rest } = parseConfigText(text, path);
+    Object.assign(config, rest);
+    // Merged by name, so a --config file adding one server keeps the user's others.
+    if (mcp_servers) config.mcp_servers = { ...config.mcp_servers, ...mcp_servers };
   }
   // Each variable is its own source, so an error names the variable that holds the bad value.
   for (const [name, key] of [["SCV_MODEL", "model"], ["OPENAI_BASE_URL", "base_url"]] as const) {

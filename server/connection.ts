@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { McpHost } from "./mcp/host.ts";
 import type { ErrorCode } from "../protocol/constants.ts";
 import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ServerEventType } from "../protocol/schema.ts";
@@ -49,6 +50,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
+  mcp?: McpHost;
   /** `session.started.sandbox` for a workspace; absent: not reported. */
   sandbox?: () => Promise<(workspace: string) => SandboxReport>;
   /** Where sessions are recorded and resumed from; omitted: not recorded. */
@@ -188,6 +191,7 @@ export class Connection {
       writer: this.#writer,
       sessions,
       onTurnEnd: o.onTurnEnd,
+      mcp: o.mcp,
       sandbox: o.sandbox,
       initialized: false,
       store: o.sessions,

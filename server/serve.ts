@@ -8,6 +8,7 @@ import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { McpHost, type McpServerStatus } from "./mcp/host.ts";
 import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
 import { openSessionStore } from "./sessions/open_store.ts";
 import type { SessionStore } from "./sessions/store.ts";
@@ -28,6 +29,8 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
+  onMcpStatus?: (status: McpServerStatus) => void;
   /**
    * The sandbox bash runs in; defaults to the one `config` asks for (probed once per process).
    * For scv's own commands and tests: not part of the library API.
@@ -77,6 +80,15 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
+  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
+  // session starts.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: [config.api_key_env],
+    log,
+    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+  });
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
@@ -95,13 +107,15 @@ export function serve(options: ServeOptions): Promise<number> {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const tools = options.tools ?? new ToolRegistry(builtinTools({
+        sandbox: await sandbox,
+        passthrough: config.shell_env_passthrough,
+      }));
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools({
-          sandbox: await sandbox,
-          passthrough: config.shell_env_passthrough,
-        })),
+        tools,
+        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,
         systemPrompt: buildSystemPrompt,
         secretEnv: [config.api_key_env],
@@ -116,11 +130,13 @@ export function serve(options: ServeOptions): Promise<number> {
     config,
     log,
     deps: loadDeps,
+    ...(mcp ? { mcp } : {}),
     sandbox: async () => {
       const s = await sandbox;
       return (workspace) => s.report(workspace);
     },
     sessions,
   });
-  return connection.run();
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
+  return connection.run().finally(() => mcp?.close());
 }

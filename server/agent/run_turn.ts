@@ -38,6 +38,7 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
+      await deps.prepareTools?.(signal);
       const messages = await fit(turn, deps);
       // A cancellation during fitting makes no provider call.
       signal.throwIfAborted();

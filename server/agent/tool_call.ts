@@ -135,7 +135,7 @@ export async function runToolCall(
       // (read_file's footer, grep's count) is never cut again in the middle.
       limits: {
         maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
-        timeoutMs: config.tool_timeout_ms,
+        timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
       },
       secretEnv: deps.secretEnv,
     }),

@@ -16,6 +16,7 @@ import type { SessionStore } from "../sessions/store.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { TurnEndObserver } from "../turn.ts";
 import type { FrameWriter } from "../writer.ts";
+import type { McpHost } from "../mcp/host.ts";
 
 /** Exit statuses of a connection. */
 export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
@@ -55,6 +56,8 @@ export interface ConnectionContext {
   readonly sessions: Map<string, Session>;
   /** Called at the end of every turn, before its terminal event is sent. */
   readonly onTurnEnd: TurnEndObserver | undefined;
+  /** The configured MCP servers, when some are enabled. */
+  readonly mcp: McpHost | undefined;
   /** Where bash runs in a workspace (`session.started.sandbox`); absent: not reported. */
   readonly sandbox: (() => Promise<(workspace: string) => SandboxReport>) | undefined;
   /** Whether `initialize` succeeded. */

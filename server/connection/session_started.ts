@@ -8,6 +8,7 @@
 import type { EventOf } from "../../protocol/turn_events.ts";
 import type { Config } from "../config.ts";
 import type { Session } from "../session.ts";
+import type { McpServerStatus } from "../mcp/host.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
 
 /** `session.started` without its `type` and `request_id`. */
@@ -17,6 +18,8 @@ export type SessionStartedBody = Omit<EventOf<"session.started">, "type" | "requ
 export interface SessionStartedExtras {
   /** Where bash runs in this workspace. */
   sandbox?: SandboxReport | undefined;
+  /** Each enabled MCP server's state. */
+  mcp_servers?: McpServerStatus[] | undefined;
 }
 
 /** What `session.started` reports for a session that was just opened. */
@@ -37,5 +40,6 @@ export function sessionStartedBody(
     max_prompt_history_bytes: config.max_prompt_history_bytes,
     max_prompt_history_items: config.max_prompt_history_items,
     ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
+    ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
   };
 }

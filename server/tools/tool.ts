@@ -125,6 +125,13 @@ export interface Tool<A = unknown> {
   /** Validates arguments (a zod schema); sent to the provider as JSON Schema. */
   readonly schema: ArgumentSchema<A>;
   /**
+   * The JSON Schema sent to the provider instead of one derived from `schema`: for tools whose
+   * schema comes from elsewhere as JSON (MCP servers' tools).
+   */
+  readonly parameters?: Record<string, unknown>;
+  /** This tool's time limit per call, instead of `tool_timeout_ms` (an MCP server's own). */
+  readonly timeoutMs?: number;
+  /**
    * The risk of one call, used for approval. A `read` tool whose path leaves the workspace
    * reports `write`.
    */

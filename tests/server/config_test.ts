@@ -53,6 +53,7 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_transcript_items: 10000,
     max_prompt_history_bytes: 1048576,
     max_prompt_history_items: 200,
+    mcp_servers: {},
     sandbox: "auto",
     sandbox_network: false,
     sandbox_writable_roots: [],

@@ -80,7 +80,10 @@ export async function sessionStart(
     await cx.send<"session.started">({
       type: "session.started",
       request_id: msg.request_id,
-      ...sessionStartedBody(session, cx.config, { sandbox }),
+      ...sessionStartedBody(session, cx.config, {
+        sandbox,
+        ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
+      }),
       ...resumed,
     });
   } catch (e) {
@@ -95,6 +98,8 @@ export async function sessionStart(
   }
   // Only a session the client was told about exists; the input loop waits for this handler.
   cx.sessions.set(session.id, session);
+  // After the reply, so that loading the MCP client never delays it.
+  cx.mcp?.start(session.cwd);
   // Warm up while the client composes its first prompt; a failure shows in the first turn.
   setTimeout(() => void cx.deps().catch(() => {}), 0);
 }
