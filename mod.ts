@@ -70,7 +70,7 @@ export type {
 } from "./server/provider/types.ts";
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
-export type { ConfigSources, SandboxMode } from "./server/config.ts";
+export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
 export type {
   McpHttpServerConfig,

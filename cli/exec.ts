@@ -114,7 +114,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
   }
 
   try {
-    await client.initialize();
+    // Reasoning goes only into --json (plain output is the answer); notices go to stderr.
+    await client.initialize({ reasoning: options.json === true, notices: true });
     const session = await client.startSession(cwd, options.resume);
     // So the conversation can be continued: scv exec --session ID.
     io.stderr(
@@ -188,6 +189,9 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
               io.stderr(`${mark} ${ev.name}${first ? `: ${first}` : ""}\n`);
             }
             return;
+          case "turn.notice":
+            if (!options.json) io.stderr(`scv exec: notice: ${ev.message}\n`);
+            break;
           case "context.compacted":
             if (!options.json) {
               io.stderr(

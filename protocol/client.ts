@@ -208,12 +208,15 @@ export class PeonClient {
     return await reply;
   }
 
-  /** Sends `initialize` and waits for `initialized`. */
-  initialize(): Promise<ServerEventOf<"initialized">> {
+  /** Sends `initialize` (asking for the optional events in `capabilities`) and waits for `initialized`. */
+  initialize(
+    capabilities?: { reasoning?: boolean; notices?: boolean },
+  ): Promise<ServerEventOf<"initialized">> {
     return this.request({
       type: "initialize",
       protocol_version: PROTOCOL_VERSION,
       client: { name: this.#name, version: this.#version },
+      ...(capabilities ? { capabilities } : {}),
     }, ["initialized"]);
   }
 

@@ -19,7 +19,9 @@ import {
 import type { ApprovalPolicy, Config } from "../config.ts";
 import type { ConnectionDeps } from "../connection.ts";
 import type { Session } from "../session.ts";
-import { Turn, type TurnEndObserver } from "../turn.ts";
+import { Turn } from "../turn.ts";
+import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { turnEndOf } from "../connection/recording.ts";
 import { runTurn } from "../agent/run_turn.ts";
 import type { ApprovalRequest } from "../agent/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
@@ -50,8 +52,10 @@ export interface AcpSessionOptions {
   /** What the client said it can do in `initialize`. */
   capabilities: ClientCapabilities;
   log: (line: string) => void;
-  /** Observes each turn's end (a recorder flushes the session there). */
-  onTurnEnd?: TurnEndObserver;
+  /** Records the session (`session/load` reopens it); omitted: nothing is recorded. */
+  recorder?: (view: RecordedSessionView) => Recorder;
+  /** The policy a loaded session was recorded with; omitted: the configuration's. */
+  policy?: ApprovalPolicy;
 }
 
 /** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
@@ -81,12 +85,35 @@ export class AcpSession {
   #active: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Text of files before a write started, by call id (null: the file did not exist). */
   #before = new Map<string, string | null>();
+  #recorder: Recorder | undefined;
 
   /** Builds the session; nothing is sent until a prompt. */
   constructor(options: AcpSessionOptions) {
     this.#o = options;
     this.core = options.session;
-    this.#policy = options.config.approval_policy;
+    this.#policy = options.policy ?? options.config.approval_policy;
+    const core = this.core;
+    const policy = () => this.#policy;
+    this.#recorder = options.recorder?.({
+      id: core.id,
+      cwd: core.cwd,
+      get history() {
+        return core.history;
+      },
+      get usage() {
+        return core.usage;
+      },
+      get compactedMessages() {
+        return core.compactedMessages;
+      },
+      get lastSeq() {
+        return core.seq.last;
+      },
+      model: options.config.model,
+      get approvalPolicy() {
+        return policy();
+      },
+    });
     const fs = options.capabilities.fs;
     const client = options.client;
     this.#files = {
@@ -148,8 +175,16 @@ export class AcpSession {
     return this.#active !== undefined;
   }
 
-  /** Switches the approval policy; it applies to the next call, in a running turn too. */
-  setMode(modeId: string): void {
+  /** The session's recorder, if it is recorded. */
+  get recorder(): Recorder | undefined {
+    return this.#recorder;
+  }
+
+  /**
+   * Switches the approval policy; it applies to the next call, in a running turn too, and is
+   * recorded so that a loaded session keeps it.
+   */
+  async setMode(modeId: string): Promise<void> {
     const policy = policyOfMode(modeId);
     if (policy === undefined) {
       const ids = this.modes.availableModes.map((m) => `"${m.id}"`).join(", ");
@@ -159,6 +194,9 @@ export class AcpSession {
       );
     }
     this.#policy = policy;
+    await this.#recorder?.checkpoint([
+      { t: "config", model: this.#o.config.model, approval_policy: policy },
+    ]);
   }
 
   /** Ends the running turn as cancelled (a pending permission resolves as cancelled). */
@@ -166,10 +204,10 @@ export class AcpSession {
     this.#active?.controller.abort(new DOMException("The prompt was cancelled", "AbortError"));
   }
 
-  /** Cancels the running turn and waits for it to end, at most `graceMs`. */
+  /** Cancels the running turn, waits for it to end (at most `graceMs`), closes the record. */
   async close(graceMs: number): Promise<void> {
     const active = this.#active;
-    if (!active) return;
+    if (!active) return this.#recorder?.close();
     this.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
@@ -177,6 +215,7 @@ export class AcpSession {
       new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
     ]);
     clearTimeout(timer);
+    this.#recorder?.close();
   }
 
   /** Sends one update of this session, outside a turn too (the replay of `session/load`). */
@@ -228,7 +267,10 @@ export class AcpSession {
       prompt,
       maxFrameBytes: config.max_server_frame_bytes,
       sink: (event, s) => this.#sink(event, s),
-      ...(this.#o.onTurnEnd ? { onEnd: this.#o.onTurnEnd } : {}),
+      // On disk (fdatasync) before the client hears the turn ended.
+      onEnd: async (end) => {
+        await this.#recorder?.endTurn(turnEndOf(end), this.core.seq.peek());
+      },
     });
     // The policy is read per call, so a mode switched mid-turn applies to the next call.
     const turnConfig = Object.defineProperty({ ...config }, "approval_policy", {
@@ -249,6 +291,8 @@ export class AcpSession {
 
   /** One turn event out as the ACP updates it maps to. */
   async #sink(event: TurnEvent, signal?: AbortSignal): Promise<void> {
+    // Each completed step is recorded as the next event goes out.
+    this.#recorder?.observe(event);
     let change: FileChange | undefined;
     if (event.type === "tool.started") {
       const path = this.#mapper.changedFile(event.call_id);

@@ -14,11 +14,18 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { SCV_VERSION } from "../../protocol/constants.ts";
-import { type Config, readEnv } from "../config.ts";
 import type { ConnectionDeps } from "../connection.ts";
 import type { Provider } from "../provider/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { Session } from "../session.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import { SessionLookupError } from "../sessions/store.ts";
+import { openSessionStore } from "../sessions/open_store.ts";
+import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
+import type { SessionFile } from "../sessions/session_file.ts";
+import { type ApprovalPolicy, type Config, CONFIG_RULES, readEnv } from "../config.ts";
+import { planReplay } from "./replay.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";
 import { AcpSession } from "./acp_session.ts";
@@ -44,12 +51,17 @@ export interface AcpServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when `persist_sessions`
+   * is on; null: nowhere.
+   */
+  sessions?: SessionStore | null;
 }
 
-/** What `initialize` advertises. */
-export function agentCapabilities(): AgentCapabilities {
+/** What `initialize` advertises; `session/load` only where sessions are recorded. */
+export function agentCapabilities(recorded: boolean): AgentCapabilities {
   return {
-    loadSession: false,
+    loadSession: recorded,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
     mcpCapabilities: { http: false, sse: false },
   };
@@ -91,6 +103,42 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       };
     })();
 
+  const store = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
+  /** The approval summary of a recorded call, from the tools; undefined when unknown. */
+  const summarize = (tools: ToolRegistry) => (name: string, raw: string) => {
+    const tool = tools.get(name);
+    if (!tool) return undefined;
+    try {
+      const parsed = tool.schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw));
+      return parsed.success ? tool.summary(parsed.data) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const recorderFor = (
+    tools: ToolRegistry,
+    loaded?: { state: ReplayedSession; file: SessionFile },
+  ) =>
+  (view: RecordedSessionView) =>
+    new Recorder(view, {
+      store,
+      summarize: summarize(tools),
+      log,
+      ...(loaded
+        ? {
+          file: loaded.file,
+          resumed: {
+            createdAt: loaded.state.header.created_at,
+            turns: loaded.state.turns,
+            title: loaded.state.title,
+            toolMeta: loaded.state.toolMeta,
+          },
+        }
+        : {}),
+    });
+
   let capabilities: ClientCapabilities = {};
   const sessions = new Map<string, AcpSession>();
   const sessionOf = (sessionId: string): AcpSession => {
@@ -98,7 +146,11 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     if (!session) throw RequestError.sessionNotFound(sessionId);
     return session;
   };
-  const open = async (cwd: string, client: AgentContext): Promise<AcpSession> => {
+  const open = async (
+    cwd: string,
+    client: AgentContext,
+    load?: string,
+  ): Promise<AcpSession> => {
     if (sessions.size >= MAX_ACP_SESSIONS) {
       throw RequestError.invalidRequest(
         undefined,
@@ -113,15 +165,78 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     } catch (e) {
       throw RequestError.internalError(undefined, `cannot start the agent: ${errorText(e)}`);
     }
+    if (load === undefined) {
+      const session = new AcpSession({
+        session: new Session(dir.path),
+        config,
+        deps: loaded,
+        client,
+        capabilities,
+        log,
+        ...(store ? { recorder: recorderFor(loaded.tools) } : {}),
+      });
+      sessions.set(session.id, session);
+      return session;
+    }
+    if (!store) {
+      throw RequestError.invalidRequest(
+        undefined,
+        "sessions are not recorded here, so none can be loaded",
+      );
+    }
+    if (sessions.has(load)) {
+      throw RequestError.invalidRequest(
+        { sessionId: load },
+        `session ${JSON.stringify(load)} is already open on this connection`,
+      );
+    }
+    let recorded;
+    try {
+      recorded = await store.load(load, dir.path);
+    } catch (e) {
+      if (e instanceof SessionLookupError && e.code === "session_not_found") {
+        throw new RequestError(-32002, `Resource not found: ${e.message}`, { sessionId: load });
+      }
+      if (e instanceof SessionLookupError) {
+        throw RequestError.invalidParams({ sessionId: load }, e.message);
+      }
+      throw RequestError.internalError(undefined, `cannot load the session: ${errorText(e)}`);
+    }
+    const { state } = recorded;
+    const core = new Session(dir.path, { id: state.header.session_id, lastSeq: state.seq });
+    core.history = state.history;
+    core.usage = { ...state.usage };
+    core.compactedMessages = state.compacted;
+    // A policy this build does not know (recorded by a newer one) falls back to the config's.
+    const policy = state.configured && CONFIG_RULES.approval_policy.valid(state.approvalPolicy)
+      ? state.approvalPolicy as ApprovalPolicy
+      : undefined;
     const session = new AcpSession({
-      session: new Session(dir.path),
+      session: core,
       config,
       deps: loaded,
       client,
       capabilities,
       log,
+      recorder: recorderFor(loaded.tools, recorded),
+      ...(policy ? { policy } : {}),
     });
+    // A crash may have cut a tool call off before its result: answer it, and record that.
+    if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
+    if (state.badLines > 0) {
+      log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
+    }
     sessions.set(session.id, session);
+    const plan = planReplay(core.history, state.toolMeta, {
+      cwd: core.cwd,
+      maxUpdates: config.max_transcript_items,
+      maxBytes: config.max_transcript_bytes,
+      maxTextBytes: Math.min(
+        16 * 1024,
+        Math.max(256, Math.floor((config.max_server_frame_bytes - 1024) / 6)),
+      ),
+    });
+    for (const update of plan.updates) await session.notify(update);
     return session;
   };
 
@@ -130,7 +245,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       capabilities = params.clientCapabilities ?? {};
       return {
         protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: agentCapabilities(),
+        agentCapabilities: agentCapabilities(store !== undefined),
         agentInfo: { name: "scv", title: "scv", version: SCV_VERSION },
         authMethods: [],
       };
@@ -157,10 +272,16 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
           `scv-acp: session/cancel for an unknown session ${JSON.stringify(params.sessionId)}`,
         );}
     })
-    .onRequest("session/set_mode", ({ params }) => {
-      sessionOf(params.sessionId).setMode(params.modeId);
+    .onRequest("session/set_mode", async ({ params }) => {
+      await sessionOf(params.sessionId).setMode(params.modeId);
       return {};
     });
+  if (store) {
+    app.onRequest("session/load", async ({ params, client }) => {
+      const session = await open(params.cwd, client, params.sessionId);
+      return { modes: session.modes };
+    });
+  }
 
   const connection = app.connect(
     boundedStream(options.readable, options.writable, {

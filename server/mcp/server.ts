@@ -73,6 +73,18 @@ const ListResult = z.looseObject({
 
 const encoder = new TextEncoder();
 
+/** An error's message with its causes (Deno's fetch says only "fetch failed" on top). */
+function causeChain(e: unknown): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur !== undefined && cur !== null; i++) {
+    const m = errorText(cur);
+    if (!parts.includes(m)) parts.push(m);
+    cur = cur instanceof Error ? cur.cause : undefined;
+  }
+  return parts.join(": ");
+}
+
 /** A `tools/list` entry checked, or the reason it is left out. */
 function checkTool(raw: unknown): McpToolInfo | string {
   if (typeof raw !== "object" || raw === null) return "a tools/list entry is not an object";
@@ -187,7 +199,7 @@ export class McpServer {
       const timedOut = Date.now() >= deadline || /timed out/i.test(errorText(e));
       const what = timedOut
         ? `did not ${step} within ${limit} ms`
-        : `failed to start: ${clip(this.#overflow ?? errorText(e), 500)}`;
+        : `failed to start: ${clip(this.#overflow ?? causeChain(e), 500)}`;
       this.#stopping = true;
       await this.#closeTransport();
       this.#stopping = false;
@@ -290,6 +302,8 @@ export class McpServer {
     timeoutMs: number,
   ): Promise<Record<string, unknown>> {
     await this.ready(signal);
+    // The process may be gone before the transport noticed: that is a crash too.
+    if (this.status === "ready" && this.#exited()) this.#crash();
     if (this.#crashed && !this.#restarted && this.#ctx) {
       this.#restarted = true;
       this.#crashed = false;
@@ -310,8 +324,9 @@ export class McpServer {
       );
     } catch (e) {
       if (signal.aborted) throw signal.reason;
+      await this.#exitedSoon();
+      if (this.#exited() && !this.#crashed) this.#crash();
       if (this.#crashed || (this.status as McpStatus) === "failed") {
-        await this.#exitedSoon();
         throw new McpCallError(this.error ?? `MCP server "${this.name}" stopped during the call`);
       }
       if (/timed out/i.test(errorText(e))) {
@@ -323,7 +338,7 @@ export class McpServer {
       }
       throw new McpCallError(
         `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
-          clip(errorText(e), 1000)
+          clip(causeChain(e), 1000)
         }`,
       );
     }
@@ -332,16 +347,28 @@ export class McpServer {
   /** The transport closed: expected while stopping, a crash otherwise. */
   #closed(client: Client): void {
     if (client !== this.#client || this.#stopping || this.status === "starting") return;
+    if (this.#crashed) return;
+    // The exit status arrives a moment after the pipes close; the message waits for it.
+    void this.#exitedSoon().then(() => {
+      if (!this.#crashed && client === this.#client && !this.#stopping) this.#crash();
+    });
+  }
+
+  /** Whether a stdio server's process has exited. */
+  #exited(): boolean {
+    const t = this.#transport;
+    return t instanceof StdioTransport && t.exitStatus !== undefined;
+  }
+
+  /** Marks the server crashed, with a message naming its exit and stderr tail. */
+  #crash(): void {
     this.#crashed = true;
     this.status = "failed";
-    this.error = `MCP server "${this.name}" stopped`;
-    // The exit status arrives a moment later; the message is completed then.
-    void this.#exitedSoon().then(() => {
-      const what = this.#overflow ? `was stopped: ${this.#overflow}` : "stopped";
-      const restart = this.#restarted ? "; it was already restarted once" : "";
-      this.error = this.#describe(what) + restart;
-      this.onChange?.();
-    });
+    const what = this.#overflow ? `was stopped: ${this.#overflow}` : "stopped";
+    const restart = this.#restarted ? "; it was already restarted once" : "";
+    this.error = this.#describe(what) + restart;
+    void this.#client?.close().catch(() => {});
+    this.onChange?.();
   }
 
   async #exitedSoon(): Promise<void> {

@@ -11,7 +11,7 @@ import { errorText } from "../error_text.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { SessionFile } from "./session_file.ts";
 import type { SessionRecord, ToolMeta, TurnEnd } from "./records.ts";
-import { titleOf } from "./records.ts";
+import { FORMAT_VERSION, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
 
@@ -26,6 +26,8 @@ export interface RecordedSessionView {
   readonly lastSeq: number;
   readonly model: string;
   readonly approvalPolicy: string;
+  /** Whether model and policy were chosen by `session.configure` (kept over the config's). */
+  readonly configured?: boolean;
 }
 
 /** How a recorder is set up. */
@@ -43,8 +45,17 @@ export interface RecorderOptions {
   };
   /** The approval summary of a call, from the tool registry; undefined when unknown. */
   summarize?: (name: string, rawArguments: string) => string | undefined;
+  /**
+   * A file past this many bytes is rewritten at a turn end as one snapshot of the session
+   * (append-only history of compactions and trims is dropped), so it stays bounded. Omitted:
+   * {@link DEFAULT_MAX_FILE_BYTES}.
+   */
+  maxFileBytes?: number;
   log: (line: string) => void;
 }
+
+/** The default bound of a session file before it is rewritten as a snapshot. */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The most pending tool results kept between `tool.completed` and the history push. */
 const MAX_PENDING = 256;
@@ -295,11 +306,48 @@ export class Recorder {
     const file = this.#file;
     if (!file) return;
     try {
-      await file.sync();
+      if (file.bytes > (this.#o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES)) {
+        // Already flushed by the rename's fdatasync.
+        file.replace(this.#compacted(mark));
+      } else {
+        await file.sync();
+      }
       this.#index();
     } catch (e) {
       this.#fail(e);
     }
+  }
+
+  /** The whole session as few records: header, configuration, one snapshot, the last mark. */
+  #compacted(mark: SessionRecord): SessionRecord[] {
+    const v = this.view;
+    const history = v.history.map((m) => {
+      if (m.role !== "tool") return { m };
+      const meta = this.toolMeta.get(m.tool_call_id);
+      return meta ? { m, tool: meta } : { m };
+    });
+    return [
+      {
+        t: "header",
+        v: FORMAT_VERSION,
+        session_id: v.id,
+        cwd: v.cwd,
+        model: v.model,
+        approval_policy: v.approvalPolicy,
+        created_at: this.#createdAt,
+      },
+      ...(v.configured
+        ? [{ t: "config" as const, model: v.model, approval_policy: v.approvalPolicy }]
+        : []),
+      // The mark that follows counts its own turn.
+      {
+        t: "snapshot",
+        history,
+        title: this.#title,
+        turns: this.#turns - (mark.t === "mark" && mark.end ? 1 : 0),
+      },
+      mark,
+    ];
   }
 
   /** Closes the file (and its lock); later changes are not recorded. */

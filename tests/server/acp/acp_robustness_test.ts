@@ -195,7 +195,12 @@ Deno.test("acp: set_mode to never runs a write without asking; an unknown mode g
     await agent.initialize();
     const ws = await agent.workspace();
     const { sessionId, modes } = await agent.newSession(ws);
-    assertEquals(modes?.availableModes.map((m) => m.id).sort(), ["always", "never", "on-risk"]);
+    assertEquals(modes?.availableModes.map((m) => m.id).sort(), [
+      "always",
+      "auto",
+      "never",
+      "on-risk",
+    ]);
     const bad = await errorOf(
       agent.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
     );

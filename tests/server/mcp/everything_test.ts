@@ -16,8 +16,7 @@ async function withMcp(
 ): Promise<void> {
   const mock = await MockOpenAI.start(script);
   await withServer(mock, {
-    // deno-lint-ignore no-explicit-any
-    config: { mcp_servers: servers } as any,
+    config: { mcp_servers: servers } as never,
     denoFlags: MCP_SERVER_FLAGS,
     env,
   }, (server) => fn(server, mock));

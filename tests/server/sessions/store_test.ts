@@ -47,6 +47,7 @@ class FakeSession implements RecordedSessionView {
   lastSeq = 0;
   model = "m";
   approvalPolicy = "on-risk";
+  configured = false;
   constructor(readonly cwd: string) {}
 }
 
@@ -292,6 +293,46 @@ Deno.test("a recording failure is logged once and the session goes on unrecorded
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /recording session .* stopped/);
     assert.equal(recorder.turns, 3);
+  });
+});
+
+Deno.test("a session file past its bound is rewritten as one snapshot that replays the same", async () => {
+  await withDir(async (dir) => {
+    const s = store(dir);
+    await s.ready;
+    const session = new FakeSession("/w");
+    session.configured = true;
+    session.model = "chosen";
+    const bound = 4096;
+    const recorder = new Recorder(session, { store: s, log: () => {}, maxFileBytes: bound });
+    const path = `${dir}/${session.id}.jsonl`;
+    let rewrites = 0;
+    let last = 0;
+    for (let i = 0; i < 40; i++) {
+      session.history.push({ role: "user", content: `prompt ${i} ${"x".repeat(100)}` });
+      recorder.observe({ type: "turn.started" });
+      session.history.push({ role: "assistant", content: `answer ${i}` });
+      // Trimming keeps the live history short, as max_history_bytes would.
+      if (session.history.length > 8) session.history = session.history.slice(2);
+      session.lastSeq += 3;
+      await recorder.endTurn("completed", session.lastSeq);
+      const size = Deno.statSync(path).size;
+      if (size < last) rewrites++;
+      last = size;
+      assert.ok(size <= bound + 1024, `${size} bytes after turn ${i}`);
+    }
+    recorder.close();
+    assert.ok(rewrites > 0, "the file was rewritten");
+    const r = replay(Deno.readTextFileSync(path));
+    assert.deepEqual(r.history, session.history);
+    assert.equal(r.turns, 40);
+    assert.equal(r.title, `prompt 0 ${"x".repeat(71)}`);
+    assert.equal(r.seq, session.lastSeq);
+    assert.equal(r.model, "chosen");
+    assert.equal(r.configured, true);
+    assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".tmp"));
+    assert.deepEqual(leftovers, []);
   });
 });
 
