@@ -54,8 +54,47 @@ const defaultIO: ExecIO = {
   stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
 };
 
+/**
+ * Stdout coalesced per event-loop task: a flood of deltas costs one write per batch instead of
+ * one per delta. Stderr goes out at once, after what stdout holds, so their order is kept.
+ */
+function coalesced(io: ExecIO): ExecIO & { flush: () => void } {
+  let pending = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    io.stdout(text);
+  };
+  return {
+    stdout: (text) => {
+      pending += text;
+      // One batch stays well under a pipe's buffer, so no write is ever huge.
+      if (pending.length >= 64 * 1024) flush();
+      else timer ??= setTimeout(flush, 0);
+    },
+    stderr: (text) => {
+      flush();
+      io.stderr(text);
+    },
+    flush,
+  };
+}
+
 /** Runs one turn; resolves with the exit status (0 completed, 1 failed, 130 cancelled). */
-export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Promise<number> {
+export async function runExec(options: ExecOptions, rawIO: ExecIO = defaultIO): Promise<number> {
+  const io = coalesced(rawIO);
+  try {
+    return await execTurn(options, io);
+  } finally {
+    io.flush();
+  }
+}
+
+async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }): Promise<number> {
   const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
   if (!config) return EXEC_EXIT.usage;
   let prompt = options.prompt;
@@ -92,6 +131,9 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",
     maxFrameBytes: config.max_server_frame_bytes,
+    // The server runs in this process from the same schemas: checking its events again would
+    // cost a zod parse per delta.
+    validate: false,
   });
 
   let sigints = 0;
@@ -102,6 +144,7 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
       io.stderr("\nscv exec: cancelling (press Ctrl+C again to exit at once)\n");
       cancel();
     } else {
+      io.flush();
       Deno.exit(EXEC_EXIT.cancelled);
     }
   };
@@ -134,7 +177,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
           return;
         }
         const ev: ServerEvent = input.event;
-        if (options.json) io.stdout(JSON.stringify(ev) + "\n");
+        // The frame as the server wrote it: no second JSON.stringify per event.
+        if (options.json) io.stdout(input.text + "\n");
         switch (ev.type) {
           case "error":
             if (ev.request_id === requestId || ev.fatal) {
