@@ -141,6 +141,8 @@ Environment:
   OPENAI_API_KEY    the provider's API key (the variable is named by "api_key_env");
                     without it no Authorization header is sent (local servers)
   OPENAI_BASE_URL   an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                    the same for "provider": "anthropic"
   SCV_MODEL         the model name
   SCV_CONFIG        a JSONC config file, read after ~/.config/scv/config.jsonc
 
