@@ -1,6 +1,6 @@
 /**
- * The scv command line: parses arguments and dispatches to the TUI, the headless server or
- * `exec`. Each path imports only what it needs, so `--version` and `server` start fast.
+ * The scv command line: parses arguments and dispatches to the TUI, the headless server,
+ * `exec` or the ACP agent. Each path imports only what it needs, so `--version` and `server` start fast.
  *
  * @module
  */
@@ -29,9 +29,17 @@ async function main(args: string[]): Promise<number> {
       const { runServer } = await import("./cli/server_command.ts");
       return await runServer(cmd.flags);
     }
+    case "acp": {
+      const { runAcp } = await import("./cli/acp_command.ts");
+      return await runAcp(cmd.flags);
+    }
     case "exec": {
       const { runExec } = await import("./cli/exec.ts");
       return await runExec(cmd.options);
+    }
+    case "sessions": {
+      const { runSessions } = await import("./cli/sessions_command.ts");
+      return await runSessions(cmd.options);
     }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");

@@ -6,7 +6,7 @@
  */
 import { SCV_VERSION } from "../protocol/constants.ts";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import type { ConfigFlags } from "../server/config.ts";
+import { APPROVAL_POLICIES, type ConfigFlags } from "../server/config.ts";
 
 /** Options of `scv exec`. */
 export interface ExecOptions {
@@ -14,6 +14,17 @@ export interface ExecOptions {
   prompt: string;
   json: boolean;
   cwd: string | undefined;
+  /** A recorded session to add the turn to: its id, or `"last"` (`--continue`). */
+  resume?: string | undefined;
+}
+
+/** Options of `scv sessions`. */
+export interface SessionsOptions {
+  flags: ConfigFlags;
+  json: boolean;
+  /** Only this directory's sessions; undefined: every directory. */
+  cwd: string | undefined;
+  limit: number;
 }
 
 /**
@@ -37,7 +48,9 @@ export interface TuiOptions {
 export type ParsedCommand =
   | { kind: "exit"; status: number }
   | { kind: "server"; flags: ConfigFlags }
+  | { kind: "acp"; flags: ConfigFlags }
   | { kind: "exec"; options: ExecOptions }
+  | { kind: "sessions"; options: SessionsOptions }
   | { kind: "tui"; options: TuiOptions };
 
 interface CommonOpts {
@@ -51,6 +64,15 @@ interface CommonOpts {
 function nonEmptyPath(value: string): string {
   if (value === "") throw new InvalidArgumentError("an empty path names nothing.");
   return value;
+}
+
+/** `--limit`: a whole number from 1 to 1000. */
+function sessionLimit(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > 1000) {
+    throw new InvalidArgumentError("it must be a whole number from 1 to 1000.");
+  }
+  return n;
 }
 
 /** The workspace as an absolute path, so the TUI and exec send `session.start` a valid cwd. */
@@ -68,8 +90,11 @@ function common(cmd: Command, withCwd: boolean): Command {
     )
     .option("--model <name>", "model name sent to the provider (wins over every config source)")
     .addOption(
-      new Option("--approval-policy <policy>", "which tool calls ask for approval")
-        .choices(["always", "on-risk", "never"]),
+      new Option(
+        "--approval-policy <policy>",
+        "which tool calls ask for approval (auto: workspace reads and writes and sandboxed " +
+          "bash run, the rest asks)",
+      ).choices(APPROVAL_POLICIES),
     );
   if (withCwd) {
     cmd.option(
@@ -127,6 +152,7 @@ Examples:
   scv --resume                          pick a recorded session of this directory
   scv exec "summarise README.md"        one turn, answer on stdout
   scv server --config scv.jsonc         Peon protocol on stdin/stdout
+  scv acp                               an ACP agent for editors (Zed and others) on stdin/stdout
 `,
     );
 
@@ -167,14 +193,25 @@ Examples:
   common(program.command("server"), false)
     .description(
       "headless server: Peon protocol (NDJSON) on stdin/stdout, diagnostics on stderr. " +
-        "Exit 0 after EOF or SIGINT/SIGTERM, 1 when stdout broke or stayed blocked, 2 after a " +
+        "Exit 0 after EOF or SIGINT/SIGTERM/SIGHUP, 1 when stdout broke or stayed blocked, 2 after a " +
         "protocol version mismatch or a configuration error.",
     )
     .action((o: CommonOpts) => {
       result = { kind: "server", flags: flagsOf(o) };
     });
 
-  common(program.command("exec"), true)
+  common(program.command("acp"), false)
+    .description(
+      "an ACP v1 agent (Agent Client Protocol, for editors such as Zed) on stdin/stdout, " +
+        "diagnostics on stderr; the same configuration, tools and approvals as the server. " +
+        "Exit 0 after EOF or SIGINT/SIGTERM, 2 after a configuration error.",
+    )
+    .action((o: CommonOpts) => {
+      result = { kind: "acp", flags: flagsOf(o) };
+    });
+
+  const exec = common(program.command("exec"), true);
+  exec
     .description(
       "run one turn without a terminal: the assistant's text streams to stdout as it " +
         "arrives, tool activity and failures go to stderr. " +
@@ -182,10 +219,43 @@ Examples:
     )
     .argument("<prompt>", 'the prompt, or "-" to read it from stdin')
     .option("--json", "print the Peon events as NDJSON on stdout instead of text")
-    .action((prompt: string, o: CommonOpts & { json?: boolean }) => {
+    .option("-c, --continue", "add the turn to the newest session recorded for this directory")
+    .option("--session <id>", "add the turn to recorded session ID (see scv sessions)")
+    .action(
+      (
+        prompt: string,
+        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string },
+      ) => {
+        if (o.continue && o.session !== undefined) {
+          exec.error(
+            "error: --continue and --session both name the session to resume; give one of them",
+          );
+        }
+        const resume = o.continue ? "last" : o.session;
+        result = {
+          kind: "exec",
+          options: {
+            flags: flagsOf(o),
+            prompt,
+            json: o.json === true,
+            cwd: o.cwd,
+            ...(resume !== undefined ? { resume } : {}),
+          },
+        };
+      },
+    );
+
+  common(program.command("sessions"), true)
+    .description(
+      "list recorded sessions, newest first: id, last update, turns, directory and title " +
+        "(--cwd for one directory's); --json prints one JSON object per line",
+    )
+    .option("--json", "print the sessions as NDJSON")
+    .option("--limit <n>", "at most this many sessions (default 50, at most 1000)", sessionLimit)
+    .action((o: CommonOpts & { json?: boolean; limit?: number }) => {
       result = {
-        kind: "exec",
-        options: { flags: flagsOf(o), prompt, json: o.json === true, cwd: o.cwd },
+        kind: "sessions",
+        options: { flags: flagsOf(o), json: o.json === true, cwd: o.cwd, limit: o.limit ?? 50 },
       };
     });
 
@@ -194,11 +264,12 @@ Examples:
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server and exec (run scv --help)\n`,
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp and sessions ` +
+          `(run scv --help)\n`,
       ),
     );
     return { kind: "exit", status: 2 };

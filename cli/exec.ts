@@ -2,6 +2,8 @@
  * `scv exec`: one turn without a terminal, against an in-process server. Assistant text streams
  * to stdout, tool activity to stderr; `--json` writes the Peon events as NDJSON instead.
  * Nobody can answer an approval here, so calls that need one are denied with a hint.
+ * `--continue` / `--session ID` add the turn to a recorded session; the session id is printed on
+ * stderr either way.
  *
  * @module
  */
@@ -81,6 +83,11 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
     log: (line) => {
       if (logs.length < 100) logs.push(line);
     },
+    onMcpStatus: (s) => {
+      if (s.status !== "failed") return;
+      const why = (s.error ?? "failed").replace(/\s+/g, " ");
+      io.stderr(`scv exec: warning: ${why.length > 300 ? why.slice(0, 300) + "…" : why}\n`);
+    },
   });
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",
@@ -108,7 +115,13 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
 
   try {
     await client.initialize();
-    const session = await client.startSession(cwd);
+    const session = await client.startSession(cwd, options.resume);
+    // So the conversation can be continued: scv exec --session ID.
+    io.stderr(
+      `scv exec: session ${session.session_id}${session.resumed ? " (resumed)" : ""}\n`,
+    );
+    if (session.notice) io.stderr(`scv exec: ${session.notice}\n`);
+    if (options.json) io.stdout(JSON.stringify(session) + "\n");
     const requestId = client.nextRequestId();
     let endsWithNewline = true;
     const status = await new Promise<number>((resolve) => {

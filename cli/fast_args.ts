@@ -35,7 +35,7 @@ export function parseServerArgs(args: readonly string[]): ConfigFlags | undefine
     if (!key) return undefined;
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
     if (value === undefined || value === "" || value.startsWith("--")) return undefined;
-    if (key === "approvalPolicy" && !["always", "on-risk", "never"].includes(value)) {
+    if (key === "approvalPolicy" && !["always", "on-risk", "auto", "never"].includes(value)) {
       return undefined; // commander reports the allowed choices
     }
     flags[key] = value;

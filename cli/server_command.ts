@@ -11,7 +11,8 @@ export async function runServer(flags: ConfigFlags): Promise<number> {
   const config = loadConfigOrReport(flags, console.error);
   if (!config) return 2;
   // Pull-based, so a client that floods stdin is held back by the pipe, not buffered here.
-  // SIGTERM and SIGINT end the connection the way EOF does: turns cancelled, output flushed.
+  // SIGTERM, SIGINT and SIGHUP (the terminal closed) end the connection the way EOF does:
+  // turns cancelled, every tool process killed, output flushed.
   const reader = Deno.stdin.readable.getReader();
   const stop = new AbortController();
   stop.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
@@ -28,7 +29,7 @@ export async function runServer(flags: ConfigFlags): Promise<number> {
     cancel: () => reader.cancel().catch(() => {}),
   }, { highWaterMark: 0 });
   const onSignal = () => stop.abort();
-  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     try {
       Deno.addSignalListener(sig, onSignal);
     } catch {

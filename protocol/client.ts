@@ -224,8 +224,11 @@ export class PeonClient {
   }
 
   /** Sends `session.start` and waits for `session.started`. */
-  startSession(cwd: string): Promise<ServerEventOf<"session.started">> {
-    return this.request({ type: "session.start", cwd }, ["session.started"]);
+  startSession(cwd: string, resume?: string): Promise<ServerEventOf<"session.started">> {
+    return this.request(
+      { type: "session.start", cwd, ...(resume !== undefined ? { resume } : {}) },
+      ["session.started"],
+    );
   }
 
   /** Resolves when the input has ended. */

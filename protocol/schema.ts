@@ -171,6 +171,31 @@ export const InitializedEvent = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
 });
 
+/** One configured MCP server's state in `session.started` (see docs/mcp.md). */
+export const McpServerState = z.object({
+  /** The server's name in `mcp_servers`. */
+  name: z.string(),
+  /** `starting` until it answered `initialize` and `tools/list` (or failed to). */
+  status: z.enum(["starting", "ready", "failed"]),
+  /** Tools offered to the model from it; 0 unless ready. */
+  tools: z.number().int().nonnegative(),
+  /** Why it failed; only with `failed`. */
+  error: z.string().optional(),
+});
+/**
+ * `session.started.sandbox` (scv 0.2): where `bash` runs in this session. An active mode says
+ * whether commands have network; `off` says why (configured off, or the OS sandbox cannot
+ * start here); a `reason` beside an active mode says why it is narrower than configured.
+ */
+export const SessionSandbox = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.enum(["workspace-write", "read-only"]),
+    network: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  z.object({ mode: z.literal("off"), reason: z.string() }),
+]);
+
 /** `session.started`: the reply to `session.start`, with the limits the client must obey. */
 export const SessionStartedEvent = z.object({
   type: z.literal("session.started"),
@@ -184,6 +209,8 @@ export const SessionStartedEvent = z.object({
   max_transcript_items: z.number().int().positive(),
   max_prompt_history_bytes: z.number().int().positive(),
   max_prompt_history_items: z.number().int().positive(),
+  /** Each enabled MCP server's state; omitted when none is configured. */
+  mcp_servers: z.array(McpServerState).optional(),
   /** scv 0.2: true when this is a recorded session reopened by `resume`; omitted otherwise. */
   resumed: z.boolean().optional(),
   /**
@@ -191,6 +218,12 @@ export const SessionStartedEvent = z.object({
    * `last_seq + 1`. Omitted on a new session (its first event carries 1).
    */
   last_seq: z.number().int().nonnegative().optional(),
+  sandbox: SessionSandbox.optional(),
+  /**
+   * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
+   * record torn by a crash was dropped. Omitted when there is nothing to say.
+   */
+  notice: z.string().optional(),
 });
 
 /** `turn.started`: the first event of a turn. */
@@ -230,6 +263,8 @@ export const ApprovalRequestedEvent = z.object({
   risk: z.enum(RISKS),
   cwd: z.string(),
   summary: z.string(),
+  /** scv 0.2: whether the call runs inside the OS sandbox (`bash`); absent for other tools. */
+  sandboxed: z.boolean().optional(),
 });
 
 /** `tool.started`: the call runs (after approval when one was needed). */

@@ -6,9 +6,30 @@
  * @module
  */
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
+import { type McpServerConfig, validateMcpServers } from "./mcp/config.ts";
 
-/** How tool calls are approved: every call, calls whose risk is not `read`, or none. */
-export type ApprovalPolicy = "always" | "on-risk" | "never";
+/**
+ * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
+ * (workspace reads and writes and sandboxed `bash` run; the rest asks).
+ */
+export type ApprovalPolicy = "always" | "on-risk" | "never" | "auto";
+
+/** The approval policies, in the order help texts list them. */
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["always", "on-risk", "auto", "never"];
+
+/** Where `bash` runs: see CONTRACT.md "More configuration". */
+export type SandboxMode = "auto" | "workspace-write" | "read-only" | "off";
+
+/** The sandbox modes a config may name. */
+export const SANDBOX_MODES: readonly SandboxMode[] = [
+  "auto",
+  "workspace-write",
+  "read-only",
+  "off",
+];
+
+/** The most entries a list-valued setting may hold (each list is copied into every bash call). */
+export const MAX_LIST_ENTRIES = 256;
 
 /** The fully resolved configuration. */
 export interface Config {
@@ -29,6 +50,19 @@ export interface Config {
   max_transcript_items: number;
   max_prompt_history_bytes: number;
   max_prompt_history_items: number;
+  /** MCP servers by name (see server/mcp/config.ts); merged by name across config files. */
+  mcp_servers: Readonly<Record<string, McpServerConfig>>;
+  sandbox: SandboxMode;
+  sandbox_network: boolean;
+  sandbox_writable_roots: readonly string[];
+  sandbox_deny_read: readonly string[];
+  shell_env_passthrough: readonly string[];
+  /** scv 0.2: record sessions under the state directory so they can be resumed. */
+  persist_sessions: boolean;
+  /** scv 0.2: recorded sessions not updated for this many days are deleted at startup. */
+  session_retention_days: number;
+  /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
+  max_sessions: number;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -50,12 +84,32 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_transcript_items: 10000,
   max_prompt_history_bytes: 1048576,
   max_prompt_history_items: 200,
+  mcp_servers: Object.freeze({}),
+  sandbox: "auto",
+  sandbox_network: false,
+  sandbox_writable_roots: Object.freeze([]),
+  sandbox_deny_read: Object.freeze([
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.config/gcloud",
+    "~/.netrc",
+  ]),
+  shell_env_passthrough: Object.freeze([]),
+  persist_sessions: true,
+  session_retention_days: 30,
+  max_sessions: 500,
 });
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
 interface KeyRule {
   expected: string;
   valid: (value: unknown) => boolean;
+  /**
+   * For structured values: the normalized value, or a RangeError whose message names the exact
+   * key path and what is wrong there (used instead of `expected`).
+   */
+  normalize?: (value: unknown) => unknown;
 }
 
 const positiveInt: KeyRule = {
@@ -78,6 +132,21 @@ const envName: KeyRule = {
   valid: (v) => typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
 };
 
+/** A list of at most {@link MAX_LIST_ENTRIES} strings, each passing `item`. */
+function listOf(what: string, item: (s: string) => boolean): KeyRule {
+  return {
+    expected: `must be an array of at most ${MAX_LIST_ENTRIES} ${what}`,
+    valid: (v) =>
+      Array.isArray(v) && v.length <= MAX_LIST_ENTRIES &&
+      v.every((e) => typeof e === "string" && item(e)),
+  };
+}
+
+/** An absolute path or one starting with `~/`, without NUL bytes. */
+function userPath(p: string): boolean {
+  return (p.startsWith("/") || p.startsWith("~/") || p === "~") && !p.includes("\0");
+}
+
 /**
  * Every config key and its rule. A plain table rather than a zod schema: importing zod costs
  * about 35 ms, most of the server's start budget, and the config is read before the handshake.
@@ -92,8 +161,8 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   context_max_tokens: positiveInt,
   max_steps: positiveInt,
   approval_policy: {
-    expected: 'must be one of "always", "on-risk", "never"',
-    valid: (v) => v === "always" || v === "on-risk" || v === "never",
+    expected: 'must be one of "always", "on-risk", "auto", "never"',
+    valid: (v) => (APPROVAL_POLICIES as readonly unknown[]).includes(v),
   },
   max_client_frame_bytes: positiveInt,
   max_prompt_bytes: positiveInt,
@@ -106,6 +175,28 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,
   max_prompt_history_items: positiveInt,
+  mcp_servers: {
+    expected: "must be an object of MCP server entries",
+    valid: () => true,
+    normalize: validateMcpServers,
+  },
+  sandbox: {
+    expected: 'must be one of "auto", "workspace-write", "read-only", "off"',
+    valid: (v) => (SANDBOX_MODES as readonly unknown[]).includes(v),
+  },
+  sandbox_network: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  sandbox_writable_roots: listOf(
+    "absolute directory paths",
+    (p) => p.startsWith("/") && !p.includes("\0"),
+  ),
+  sandbox_deny_read: listOf('absolute paths or paths starting with "~/"', userPath),
+  shell_env_passthrough: listOf(
+    'environment variable names or PREFIX_* globs (letters, digits and _, an optional final "*")',
+    (n) => /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n),
+  ),
+  persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  session_retention_days: positiveInt,
+  max_sessions: positiveInt,
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */
@@ -127,7 +218,10 @@ export interface ConfigFlags {
 /** What {@link loadConfig} reads from the outside world, injectable for tests. */
 export interface ConfigSources {
   env?: (name: string) => string | undefined;
+  /** The file's text, undefined when it does not exist; throws when it cannot be read. */
   readTextFile?: (path: string) => string | undefined;
+  /** A one-line notice: an optional config location scv may not read is skipped. */
+  notice?: (line: string) => void;
 }
 
 function describeValue(v: unknown): string {
@@ -176,6 +270,15 @@ export function validateConfigObject(value: unknown, source: string): Partial<Co
         `Cannot load config ${source}: "${key}" ${rule.expected}, got ${describeValue(v)}`,
       );
     }
+    if (rule.normalize) {
+      try {
+        out[key] = rule.normalize(v);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ConfigError(`Cannot load config ${source}: ${e.message}`);
+      }
+      continue;
+    }
     out[key] = v;
   }
   return out as Partial<Config>;
@@ -205,11 +308,23 @@ export function parseConfigText(text: string, path: string): Partial<Config> {
   return validateConfigObject(value, `"${path}"`);
 }
 
+/** A config file scv has no Deno permission to read (`--allow-read` scoped elsewhere). */
+export class ConfigUnreadableError extends ConfigError {
+  /** Builds the error for `path`. */
+  constructor(path: string) {
+    super(
+      `Cannot load config "${path}": scv was started without read permission for it (--allow-read)`,
+    );
+    this.name = "ConfigUnreadableError";
+  }
+}
+
 function defaultReadTextFile(path: string): string | undefined {
   try {
     return Deno.readTextFileSync(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
+    if (e instanceof Deno.errors.NotCapable) throw new ConfigUnreadableError(path);
     throw new ConfigError(`Cannot load config "${path}": ${(e as Error).message}`);
   }
 }
@@ -247,7 +362,7 @@ export function loadConfigOrReport(
   report: (line: string) => void,
 ): Config | undefined {
   try {
-    const config = loadConfig(flags);
+    const config = loadConfig(flags, { notice: report });
     // The API key is read later, by the provider; look now, so a denial is in the warning.
     readEnv(config.api_key_env);
     const denied = deniedEnvNames();
@@ -301,12 +416,25 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
   }
   if (flags.config !== undefined) files.push([flags.config, true]);
   for (const [path, required] of files) {
-    const text = read(path);
+    let text: string | undefined;
+    try {
+      text = read(path);
+    } catch (e) {
+      // A locked-down run may not read the per-user location; it is optional, so skip it.
+      if (required || !(e instanceof ConfigUnreadableError)) throw e;
+      sources.notice?.(
+        `scv: notice: skipped the optional config file "${path}": no read permission for it`,
+      );
+      continue;
+    }
     if (text === undefined) {
       if (required) throw new ConfigError(`Cannot load config "${path}": file not found`);
       continue;
     }
-    Object.assign(config, parseConfigText(text, path));
+    const { mcp_servers, ...rest } = parseConfigText(text, path);
+    Object.assign(config, rest);
+    // Merged by name, so a --config file adding one server keeps the user's others.
+    if (mcp_servers) config.mcp_servers = { ...config.mcp_servers, ...mcp_servers };
   }
   // Each variable is its own source, so an error names the variable that holds the bad value.
   for (const [name, key] of [["SCV_MODEL", "model"], ["OPENAI_BASE_URL", "base_url"]] as const) {

@@ -6,11 +6,13 @@
  *
  * @module
  */
+import type { McpHost } from "./mcp/host.ts";
 import type { ErrorCode } from "../protocol/constants.ts";
 import { type DecodedFrame, NdjsonDecoderStream } from "../protocol/ndjson.ts";
 import type { ServerEventType } from "../protocol/schema.ts";
 import type { EventOf } from "../protocol/turn_events.ts";
 import type { Config } from "./config.ts";
+import type { SandboxReport } from "./sandbox/mod.ts";
 import {
   type ConnectionContext,
   type ConnectionDeps,
@@ -24,6 +26,7 @@ import { route } from "./connection/routes.ts";
 import { errorText, quoteInput } from "./error_text.ts";
 import type { Session } from "./session.ts";
 import type { TurnEndObserver } from "./turn.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./connection/context.ts";
@@ -47,6 +50,12 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */
   onTurnEnd?: TurnEndObserver;
+  /** The configured MCP servers, when some are enabled (see server/mcp/host.ts). */
+  mcp?: McpHost;
+  /** `session.started.sandbox` for a workspace; absent: not reported. */
+  sandbox?: () => Promise<(workspace: string) => SandboxReport>;
+  /** Where sessions are recorded and resumed from; omitted: not recorded. */
+  sessions?: SessionStore | undefined;
 }
 
 /** Errors that end the read loop: the output is gone or the connection closes on purpose. */
@@ -165,6 +174,8 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Every turn has ended (or was abandoned): release the session files' locks.
+    for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});
   }
 
@@ -180,7 +191,11 @@ export class Connection {
       writer: this.#writer,
       sessions,
       onTurnEnd: o.onTurnEnd,
+      mcp: o.mcp,
+      sandbox: o.sandbox,
       initialized: false,
+      store: o.sessions,
+      tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),
       sendSession: <T extends ServerEventType>(event: Unsequenced<T>, session: Session) =>
         replies.send({ ...event }, session.seq),

@@ -14,8 +14,10 @@ import {
   planCompaction,
   REPLY_PRIMING_TOKENS,
   TokenCounter,
+  type TokenizerName,
   type TrimDone,
   trimHistory,
+  usesO200k,
 } from "./context/mod.ts";
 
 /** What the next provider call needs: its messages, and whether the history must shrink first. */
@@ -47,8 +49,10 @@ export interface ContextManager {
   trim(history: ChatMessage[], turnStart: number): TrimPlan;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
-  /** Settles once the tokenizer is loaded (or the estimate is in place). */
+  /** Settled: the tokenizer loads on first need, inside `fit`. */
   readonly ready: Promise<void>;
+  /** What the last `fit` counted with: `"upper_bound"` until the real tokenizer was needed. */
+  readonly tokenizer: TokenizerName | undefined;
 }
 
 /**
@@ -67,31 +71,67 @@ export function answerReserve(contextMaxTokens: number): number {
   return Math.min(8192, Math.floor(contextMaxTokens / 5));
 }
 
-/** Builds the context manager for a configuration; the tokenizer loads in the background. */
+/**
+ * Builds the context manager for a configuration. The `o200k_base` tokenizer is loaded only
+ * when a prompt's upper bound (see `TokenCounter.upperBound`) does not fit: a short session
+ * never pays for it.
+ */
 export function createContextManager(
   config: Pick<Config, "model" | "context_max_tokens" | "max_history_bytes">,
 ): ContextManager {
-  const counter = TokenCounter.create(config.model);
-  counter.catch(() => {}); // create() falls back to an estimate itself; never unhandled
+  const bound = usesO200k(config.model) ? TokenCounter.upperBound(config.model) : undefined;
+  let counter: TokenCounter | undefined; // the real one (or the estimate), once loaded
+  let loading: Promise<TokenCounter> | undefined;
+  let used: TokenCounter | undefined;
   let systemMessage: ChatMessage = { role: "system", content: "" };
   const estimates = new WeakMap<ChatMessage[], number>();
+  // Prompts planned with the bound have no real estimate; the newest one's reported size
+  // calibrates the real counter when it loads.
+  const boundPlans = new WeakMap<ChatMessage[], ToolSpec[]>();
+  let pending: { messages: ChatMessage[]; promptTokens: number; tools: ToolSpec[] } | undefined;
+  const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
+
+  const planWith = (
+    c: TokenCounter,
+    history: ChatMessage[],
+    turnStart: number,
+    tools: ToolSpec[],
+  ) =>
+    planCompaction(history, {
+      turnStart,
+      countMessage: c.countMessage,
+      fixedTokens: c.countMessage(systemMessage) + c.countTools(tools) + REPLY_PRIMING_TOKENS,
+      maxTokens: Math.max(1, maxTokens),
+    });
+  const load = async (): Promise<TokenCounter> => {
+    const c = await (loading ??= TokenCounter.create(config.model));
+    if (counter === undefined) {
+      counter = c;
+      if (pending) {
+        const { messages, promptTokens, tools } = pending;
+        pending = undefined;
+        c.calibrate(c.countPrompt(messages, 0, c.countTools(tools)), promptTokens);
+      }
+    }
+    return c;
+  };
 
   return {
-    ready: counter.then(() => {}, () => {}),
+    ready: Promise.resolve(),
+    get tokenizer() {
+      return used?.tokenizer;
+    },
     async fit(history, { turnStart, systemPrompt, tools }) {
-      const c = await counter;
       if (systemMessage.content !== systemPrompt) {
         systemMessage = { role: "system", content: systemPrompt };
       }
-      const fixedTokens = c.countMessage(systemMessage) + c.countTools(tools) +
-        REPLY_PRIMING_TOKENS;
-      const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
-      const plan = planCompaction(history, {
-        turnStart,
-        countMessage: c.countMessage,
-        fixedTokens,
-        maxTokens: Math.max(1, maxTokens),
-      });
+      let c = counter ?? bound ?? await load();
+      let plan = planWith(c, history, turnStart, tools);
+      if (c === bound && plan.kind !== "fits") {
+        c = await load();
+        plan = planWith(c, history, turnStart, tools);
+      }
+      used = c;
       if (plan.kind === "context_limit") {
         return {
           kind: "context_limit",
@@ -102,7 +142,8 @@ export function createContextManager(
       }
       const messages = [systemMessage, ...(plan.kind === "compacted" ? plan.history : history)];
       // The plan already counted this prompt; calibration compares it with the reported size.
-      estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
+      if (c === bound) boundPlans.set(messages, tools);
+      else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
       return plan.kind === "fits" ? { kind: "fits", messages } : { ...plan, messages };
     },
 
@@ -121,8 +162,9 @@ export function createContextManager(
 
     calibrate(messages, promptTokens) {
       const estimate = estimates.get(messages);
-      if (estimate === undefined) return;
-      void counter.then((c) => c.calibrate(estimate, promptTokens));
+      if (estimate !== undefined) counter?.calibrate(estimate, promptTokens);
+      const tools = boundPlans.get(messages);
+      if (estimate === undefined && tools) pending = { messages, promptTokens, tools };
     },
   };
 }

@@ -8,6 +8,10 @@ import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { McpHost, type McpServerStatus } from "./mcp/host.ts";
+import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
+import { openSessionStore } from "./sessions/open_store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -24,6 +28,15 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
   env?: (name: string) => string | undefined;
+  /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
+  onMcpStatus?: (status: McpServerStatus) => void;
+  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  sandbox?: Promise<Sandbox>;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when
+   * `persist_sessions` is on; null: nowhere.
+   */
+  sessions?: SessionStore | null;
 }
 
 /** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
@@ -49,7 +62,8 @@ export async function providerFromConfig(
  * import { serve } from "./serve.ts";
  * import { DEFAULT_CONFIG } from "./config.ts";
  * const input = ReadableStream.from<Uint8Array>([]);
- * const status = await serve({ readable: input, writable: new WritableStream(), config: { ...DEFAULT_CONFIG } });
+ * const config = { ...DEFAULT_CONFIG, persist_sessions: false };
+ * const status = await serve({ readable: input, writable: new WritableStream(), config });
  * assert(status === 0);
  * ```
  */
@@ -57,9 +71,21 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
+  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
+  // session starts.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: [config.api_key_env],
+    log,
+    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+  });
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -72,21 +98,36 @@ export function serve(options: ServeOptions): Promise<number> {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const tools = options.tools ?? new ToolRegistry(builtinTools({
+        sandbox: await sandbox,
+        passthrough: config.shell_env_passthrough,
+      }));
       return {
         config,
         provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools()),
+        tools,
+        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,
         systemPrompt: buildSystemPrompt,
         secretEnv: [config.api_key_env],
       };
     })();
+  const sessions = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
   const connection = new Connection({
     readable: options.readable,
     writable: options.writable,
     config,
     log,
     deps: loadDeps,
+    ...(mcp ? { mcp } : {}),
+    sandbox: async () => {
+      const s = await sandbox;
+      return (workspace) => s.report(workspace);
+    },
+    sessions,
   });
-  return connection.run();
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
+  return connection.run().finally(() => mcp?.close());
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ChatMessage } from "./provider/types.ts";
+import type { Recorder } from "./sessions/recorder.ts";
 import { SeqCounter } from "./writer.ts";
 
 /** A turn in progress. */
@@ -52,9 +53,15 @@ export interface UsageTotals {
  * ```
  */
 export class Session {
-  readonly id: string = crypto.randomUUID();
+  readonly id: string;
   readonly cwd: string;
-  readonly seq = new SeqCounter();
+  readonly seq: SeqCounter;
+  /** scv 0.2 `session.configure`: the model of the next turns; undefined: the config's. */
+  model: string | undefined;
+  /** scv 0.2 `session.configure`: the approval policy of the next turns; undefined: the config's. */
+  approvalPolicy: string | undefined;
+  /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
+  recorder: Recorder | undefined;
   history: ChatMessage[] = [];
   usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
@@ -62,9 +69,14 @@ export class Session {
   turn: ActiveTurn | undefined;
   #approvals = new Map<string, PendingApproval>();
 
-  /** Creates a session on a canonical workspace path. */
-  constructor(cwd: string) {
+  /**
+   * Creates a session on a canonical workspace path; a resumed one keeps its recorded id and
+   * continues its seq after `lastSeq`.
+   */
+  constructor(cwd: string, resumed?: { id: string; lastSeq: number }) {
     this.cwd = cwd;
+    this.id = resumed?.id ?? crypto.randomUUID();
+    this.seq = new SeqCounter(resumed?.lastSeq ?? 0);
   }
 
   /** Drops history, compaction metadata and usage totals; `seq` goes on. */

@@ -38,7 +38,14 @@ export interface FrameWriterOptions {
 
 /** Per-session sequence numbers, assigned only when a frame is actually queued. */
 export class SeqCounter {
-  #last = 0;
+  #last: number;
+  /** Starts after `last` (a resumed session's recorded last seq); 0 for a new session. */
+  constructor(last = 0) {
+    if (!Number.isSafeInteger(last) || last < 0) {
+      throw new RangeError(`Cannot start a seq counter at ${last}: it must be a whole number >= 0`);
+    }
+    this.#last = last;
+  }
   /** The last number handed out (0 before the first). */
   get last(): number {
     return this.#last;
@@ -80,7 +87,8 @@ export class FrameWriter {
   #queue: Uint8Array[] = [];
   #queuedBytes = 0;
   #writingFrames = 0; // frames handed to the sink whose write has not completed
-  #stopped = Promise.withResolvers<void>();
+  // Called once when the writer stops: wakes a drain loop waiting on a stuck sink write.
+  #onStop: (() => void) | undefined;
   #waiters: Waiter[] = [];
   #drainWaiters: Array<() => void> = [];
   #wakeDrain: (() => void) | undefined;
@@ -145,8 +153,13 @@ export class FrameWriter {
       try {
         const written = this.#sink.write(chunk);
         written.catch(() => {}); // may settle after an abort stopped waiting for it
-        // A write stuck on a blocked pipe must not hold up abort().
-        await Promise.race([written, this.#stopped.promise]);
+        // A write stuck on a blocked pipe must not hold up abort(). Not Promise.race with a
+        // long-lived "stopped" promise: every race would leave a reaction on it for good.
+        await new Promise<void>((resolve, reject) => {
+          this.#onStop = resolve;
+          written.then(resolve, reject);
+        });
+        this.#onStop = undefined;
         if (this.#closedReason !== undefined) break;
       } catch (e) {
         const reason = errorText(e);
@@ -173,7 +186,7 @@ export class FrameWriter {
     this.#queue = [];
     this.#queuedBytes = 0;
     this.#writingFrames = 0;
-    this.#stopped.resolve();
+    this.#onStop?.();
     for (const w of this.#waiters.splice(0)) w.resolve();
     this.#wakeDrain?.();
   }

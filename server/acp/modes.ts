@@ -17,6 +17,10 @@ const MODES: Readonly<Record<ApprovalPolicy, Omit<SessionMode, "id">>> = {
     name: "Ask before changes",
     description: "Reads inside the workspace run; writes, commands and reads outside ask",
   },
+  "auto": {
+    name: "Ask outside the sandbox",
+    description: "Workspace reads and writes and sandboxed commands run; the rest asks",
+  },
   "never": {
     name: "Never ask",
     description: "Every tool call runs without asking",

@@ -8,6 +8,7 @@
  */
 import type { Risk } from "../../protocol/constants.ts";
 import type { ApprovalPolicy } from "../config.ts";
+import type { AnyTool } from "../tools/tool.ts";
 
 /** One tool call waiting for a decision. */
 export interface ApprovalRequest {
@@ -37,7 +38,9 @@ export interface Approvals {
 }
 
 /**
- * Whether a call of this risk asks for approval under the policy.
+ * Whether a call of this risk asks for approval under the policy. Under `auto` the tool decides
+ * (`autoApproved`: workspace writes, sandboxed bash, a trusted MCP tool); a tool that does not
+ * lets only `read` calls run.
  *
  * @example
  * ```ts
@@ -46,8 +49,15 @@ export interface Approvals {
  * assert(needsApproval("on-risk", "write"));
  * assert(!needsApproval("on-risk", "read"));
  * assert(!needsApproval("never", "process"));
+ * assert(needsApproval("auto", "process"));
+ * assert(!needsApproval("auto", "process", { autoApproved: () => true }));
  * ```
  */
-export function needsApproval(policy: ApprovalPolicy, risk: Risk): boolean {
+export function needsApproval(
+  policy: ApprovalPolicy,
+  risk: Risk,
+  tool?: Pick<AnyTool, "autoApproved">,
+): boolean {
+  if (policy === "auto") return !(tool?.autoApproved?.(risk) ?? risk === "read");
   return policy === "always" || (policy === "on-risk" && risk !== "read");
 }

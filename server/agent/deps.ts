@@ -28,4 +28,9 @@ export interface AgentDeps {
   systemPrompt: string;
   /** Names of environment variables that must not reach tools (the API key's). */
   secretEnv: readonly string[];
+  /**
+   * Called before every provider call: brings `tools` up to date (MCP servers still starting
+   * are waited for, at most their startup timeout; changed tool lists are applied).
+   */
+  prepareTools?: (signal: AbortSignal) => Promise<void>;
 }

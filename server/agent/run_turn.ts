@@ -37,7 +37,11 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       if (turn.steps >= config.max_steps) {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
+      signal.throwIfAborted();
+      await deps.prepareTools?.(signal);
       const messages = await fit(turn, deps);
+      // A cancellation during fitting makes no provider call.
+      signal.throwIfAborted();
       turn.countStep();
       const response = await callProvider(turn, messages, deps);
       const calls = response.message.tool_calls ?? [];

@@ -98,7 +98,7 @@ export async function runToolCall(
   } catch (e) {
     return await complete(failed(`Tool ${name} failed: ${errorText(e)}`));
   }
-  if (needsApproval(config.approval_policy, risk)) {
+  if (needsApproval(config.approval_policy, risk, tool)) {
     const approved = await deps.approvals.request({
       call_id: call.id,
       name,
@@ -106,6 +106,7 @@ export async function runToolCall(
       risk,
       summary: truncateText(summary, Math.min(budget, MAX_SUMMARY_BYTES)).text,
       cwd,
+      ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
     }, signal);
     if (!approved) return await complete(failed(DENIED_RESULT));
   }
@@ -134,7 +135,7 @@ export async function runToolCall(
       // (read_file's footer, grep's count) is never cut again in the middle.
       limits: {
         maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
-        timeoutMs: config.tool_timeout_ms,
+        timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
       },
       secretEnv: deps.secretEnv,
     }),

@@ -25,6 +25,7 @@ export function peonApprovals(session: Session, turn: Turn): Approvals {
         risk: request.risk,
         cwd: request.cwd,
         summary: request.summary,
+        ...(request.sandboxed !== undefined ? { sandboxed: request.sandboxed } : {}),
       }, signal);
       return await approval;
     },

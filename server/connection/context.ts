@@ -10,9 +10,13 @@ import type { EventOf } from "../../protocol/turn_events.ts";
 import type { ServerEventType } from "../../protocol/schema.ts";
 import type { AgentDeps } from "../agent/deps.ts";
 import type { Config } from "../config.ts";
+import type { SandboxReport } from "../sandbox/mod.ts";
 import type { Session } from "../session.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import type { TurnEndObserver } from "../turn.ts";
 import type { FrameWriter } from "../writer.ts";
+import type { McpHost } from "../mcp/host.ts";
 
 /** Exit statuses of a connection. */
 export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
@@ -52,8 +56,16 @@ export interface ConnectionContext {
   readonly sessions: Map<string, Session>;
   /** Called at the end of every turn, before its terminal event is sent. */
   readonly onTurnEnd: TurnEndObserver | undefined;
+  /** The configured MCP servers, when some are enabled. */
+  readonly mcp: McpHost | undefined;
+  /** Where bash runs in a workspace (`session.started.sandbox`); absent: not reported. */
+  readonly sandbox: (() => Promise<(workspace: string) => SandboxReport>) | undefined;
   /** Whether `initialize` succeeded. */
   initialized: boolean;
+  /** Where sessions are recorded and resumed from; undefined: not recorded. */
+  readonly store: SessionStore | undefined;
+  /** The tools, once a turn loaded them (for the summaries of recorded tool calls). */
+  tools: ToolRegistry | undefined;
   /** Sends a connection-level event; blocked output for 3 s stops the connection. */
   send<T extends ServerEventType>(event: EventOf<T>): Promise<void>;
   /** Sends a session event, taking the session's next `seq` when it is queued. */

@@ -9,8 +9,11 @@ import type { ClientMessage, ClientMessageOf } from "../../protocol/schema.ts";
 import type { ConnectionContext } from "./context.ts";
 import { approvalResolve } from "./handlers/approval_resolve.ts";
 import { initialize } from "./handlers/initialize.ts";
-import { notYet } from "./handlers/not_yet.ts";
 import { sessionClear } from "./handlers/session_clear.ts";
+import { sessionCompact } from "./handlers/session_compact.ts";
+import { sessionConfigure } from "./handlers/session_configure.ts";
+import { sessionHistory } from "./handlers/session_history.ts";
+import { sessionList } from "./handlers/session_list.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
 import { turnStart } from "./handlers/turn_start.ts";
@@ -29,10 +32,10 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "turn.cancel": turnCancel,
   "approval.resolve": approvalResolve,
   "session.clear": sessionClear,
-  "session.list": notYet,
-  "session.history": notYet,
-  "session.compact": notYet,
-  "session.configure": notYet,
+  "session.list": sessionList,
+  "session.history": sessionHistory,
+  "session.compact": sessionCompact,
+  "session.configure": sessionConfigure,
 };
 
 /** Runs the handler of a message's type. */

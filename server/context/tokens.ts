@@ -22,8 +22,11 @@ export const MAX_RATIO = 2;
 /** How far one calibration moves the ratio toward the observed one (0..1). */
 export const CALIBRATION_WEIGHT = 0.5;
 
-/** How a counter turns text into tokens: a real tokenizer, the byte estimate, or injected. */
-export type TokenizerName = "o200k_base" | "estimate" | "custom";
+/**
+ * How a counter turns text into tokens: a real tokenizer, the byte estimate, injected, or an
+ * upper bound of the real tokenizer (see {@link TokenCounter.upperBound}).
+ */
+export type TokenizerName = "o200k_base" | "estimate" | "custom" | "upper_bound";
 
 /** Counts the tokens of a text. */
 export type TextTokenCounter = (text: string) => number;
@@ -157,12 +160,12 @@ function loadO200k(): Promise<TextTokenCounter | undefined> {
 export class TokenCounter {
   /** The model this counter was built for. */
   readonly model: string;
-  /** How text is turned into tokens. */
-  readonly tokenizer: TokenizerName;
+  #tokenizer: TokenizerName;
   #countText: TextTokenCounter;
   #raw = new WeakMap<ChatMessage, number>();
   #toolsRaw = new WeakMap<readonly ToolSpec[], number>();
   #ratio = 1;
+  #fixedRatio = false;
 
   /**
    * A counter for `model`. Without `options.countText` it estimates; use
@@ -170,7 +173,7 @@ export class TokenCounter {
    */
   constructor(model: string, options: TokenCounterOptions = {}) {
     this.model = model;
-    this.tokenizer = options.countText === undefined
+    this.#tokenizer = options.countText === undefined
       ? "estimate"
       : options.countText === o200kCount
       ? "o200k_base"
@@ -189,6 +192,35 @@ export class TokenCounter {
     return countText === undefined
       ? new TokenCounter(model)
       : new TokenCounter(model, { countText });
+  }
+
+  /**
+   * A counter for `model` that never counts fewer tokens than the real tokenizer would at any
+   * calibration: one token per UTF-8 byte (a BPE token stands for at least one byte) at the
+   * highest ratio, {@link MAX_RATIO}; calibrating it changes nothing. A prompt that fits by
+   * this count fits by the real one, so the tokenizer (about 100 ms and 60 MB to load) is only
+   * loaded for a prompt this bound cannot place under the limit.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { TokenCounter } from "./tokens.ts";
+   * const bound = TokenCounter.upperBound("gpt-4.1-mini");
+   * assert.equal(bound.tokenizer, "upper_bound");
+   * assert.equal(bound.countText("hello world"), 22); // 11 bytes at ratio 2
+   * ```
+   */
+  static upperBound(model: string): TokenCounter {
+    const counter = new TokenCounter(model, { countText: utf8Length });
+    counter.#tokenizer = "upper_bound";
+    counter.#ratio = MAX_RATIO;
+    counter.#fixedRatio = true;
+    return counter;
+  }
+
+  /** How text is turned into tokens. */
+  get tokenizer(): TokenizerName {
+    return this.#tokenizer;
   }
 
   /** The current calibration ratio, within `[MIN_RATIO, MAX_RATIO]`; 1 before calibration. */
@@ -270,7 +302,8 @@ export class TokenCounter {
    * {@link TokenCounter.countPrompt} result for the request whose usage reported
    * `reportedPromptTokens`. The observed ratio is `ratio * reported / estimated`; the new ratio
    * moves {@link CALIBRATION_WEIGHT} of the way there and is clamped to
-   * `[MIN_RATIO, MAX_RATIO]`. A non-positive or non-finite value is ignored. Returns the ratio.
+   * `[MIN_RATIO, MAX_RATIO]`. A non-positive or non-finite value is ignored, and so is every
+   * value on an {@link TokenCounter.upperBound} counter. Returns the ratio.
    *
    * @example
    * ```ts
@@ -284,6 +317,7 @@ export class TokenCounter {
    */
   calibrate(estimatedPromptTokens: number, reportedPromptTokens: number): number {
     if (
+      this.#fixedRatio ||
       !(Number.isFinite(estimatedPromptTokens) && estimatedPromptTokens > 0) ||
       !(Number.isFinite(reportedPromptTokens) && reportedPromptTokens > 0)
     ) {

@@ -1,9 +1,16 @@
 /**
  * Writes a file inside the workspace so that readers see the old or the new content, never a
- * half-written one: the bytes go to a temporary file in the same directory, then a rename puts
- * it in place. The rename replaces a symlink at the target rather than writing through it, and
- * the parent is resolved again right before writing, so a symlink planted after the check
- * cannot redirect the write outside.
+ * half-written one (a temporary file in the same directory, then a rename), and so that no
+ * concurrent change can make the write land outside the workspace.
+ *
+ * Why it walks with `chdir`: a path is resolved again by the kernel at every system call, so a
+ * directory of it swapped for a symlink between a check and the write (or the workspace itself
+ * replaced by one) would redirect a write by path. Deno has no `openat`, but the process's
+ * working directory is a directory handle the kernel holds: each step changes into one name,
+ * then asks the kernel where it really is (`getcwd`) before going on, and the file is created
+ * and renamed by a name relative to it. A symlink swapped in afterwards changes nothing; one
+ * swapped in before is seen by the check. Every step is synchronous, so no other code of scv
+ * runs while the working directory is borrowed, and it is put back before returning.
  *
  * @module
  */
@@ -19,61 +26,44 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
-/** The physical path of the deepest ancestor of `dir` (or `dir` itself) that exists. */
-async function deepestExisting(dir: string): Promise<{ real: string; missing: string[] }> {
-  const missing: string[] = [];
-  for (let p = dir;; p = path.dirname(p)) {
-    try {
-      return { real: await Deno.realPath(p), missing: missing.reverse() };
-    } catch (err) {
-      const absent = err instanceof Deno.errors.NotFound ||
-        err instanceof Deno.errors.NotADirectory;
-      if (!absent || p === "/") throw err;
+/** Where the process is now; undefined when scv may not know (no read permission for it). */
+function currentDir(): string | undefined {
+  try {
+    return Deno.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Changes into `name` (one component), creating it first when it is missing. */
+function enter(name: string, absolute: string): void {
+  try {
+    Deno.chdir(name);
+    return;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  try {
+    Deno.mkdirSync(name);
+  } catch (err) {
+    // Made meanwhile by someone else, or a dangling symlink: the chdir below decides.
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  }
+  try {
+    Deno.chdir(name);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
     }
-    missing.push(path.basename(p));
+    throw err;
   }
 }
 
 /**
- * Creates the parent directory of `absolute` without ever creating anything outside `root`:
- * the deepest existing ancestor is checked first, then the missing directories are made one
- * at a time, each checked again after it is made (a symlink may appear in between). Returns
- * the parent's physical path.
- */
-async function makeParent(root: string, absolute: string): Promise<string> {
-  const { real, missing } = await deepestExisting(path.dirname(absolute));
-  if (!isInside(root, real)) throw new OutsideWorkspaceError(real, root);
-  let current = real;
-  for (const name of missing) {
-    const next = path.join(current, name);
-    try {
-      await Deno.mkdir(next);
-    } catch (err) {
-      // Made meanwhile by someone else: fine if it is a directory inside, checked below.
-      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-    }
-    try {
-      current = await Deno.realPath(next);
-    } catch (err) {
-      // A dangling symlink was planted at `next`.
-      if (err instanceof Deno.errors.NotFound) {
-        throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
-      }
-      throw err;
-    }
-    if (!isInside(root, current)) throw new OutsideWorkspaceError(current, root);
-  }
-  if (!(await Deno.stat(current)).isDirectory) {
-    throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
-  }
-  return current;
-}
-
-/**
- * Writes `data` to `absolute` (physical, inside the physical `root`), creating parent
- * directories. Throws `OutsideWorkspaceError`, before creating anything, if the parent no
- * longer resolves inside `root`, and the file system's errors otherwise; on failure no
- * temporary file is left behind.
+ * Writes `data` to `absolute` (physical, inside the physical workspace `root`), creating parent
+ * directories. Throws `OutsideWorkspaceError`, having written nothing outside, when the
+ * workspace or a parent no longer resolves inside `root`, and the file system's errors
+ * otherwise; on failure no temporary file is left behind.
  *
  * @example
  * ```ts
@@ -85,31 +75,64 @@ async function makeParent(root: string, absolute: string): Promise<string> {
  * await Deno.remove(root, { recursive: true });
  * ```
  */
-export async function atomicWrite(root: string, absolute: string, data: Uint8Array) {
+export function atomicWrite(root: string, absolute: string, data: Uint8Array): Promise<void> {
+  try {
+    writeInside(root, absolute, data);
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function writeInside(root: string, absolute: string, data: Uint8Array): void {
   if (!isInside(root, absolute) || absolute === root) {
     throw new OutsideWorkspaceError(absolute, root);
   }
-  const parent = await makeParent(root, absolute);
-  const target = path.join(parent, path.basename(absolute));
-
-  let mode: number | undefined;
+  const parts = path.relative(root, absolute).split("/");
+  const base = parts.pop()!;
+  const original = currentDir();
   try {
-    const info = await Deno.stat(target);
-    if (info.isDirectory) throw new Deno.errors.IsADirectory(`"${target}" is a directory`);
-    mode = info.mode ?? undefined;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-
-  // A fixed-length name, so that a target name near the file system's limit still fits.
-  const temp = path.join(parent, `.scv-${crypto.randomUUID()}.tmp`);
-  try {
-    await Deno.writeFile(temp, data, { createNew: true, mode: 0o644 });
-    // Keep an existing file's permissions (an executable script stays executable).
-    if (mode !== undefined) await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, target);
-  } catch (err) {
-    await Deno.remove(temp).catch(() => {});
-    throw err;
+    Deno.chdir(root);
+    let here = Deno.cwd();
+    // The workspace itself replaced by a symlink (or moved) since the session started.
+    if (here !== root) throw new OutsideWorkspaceError(here, root);
+    for (const name of parts) {
+      enter(name, absolute);
+      here = Deno.cwd();
+      if (!isInside(root, here)) throw new OutsideWorkspaceError(here, root);
+    }
+    let mode: number | undefined;
+    try {
+      const info = Deno.lstatSync(base);
+      if (info.isDirectory) {
+        throw new Deno.errors.IsADirectory(`"${path.join(here, base)}" is a directory`);
+      }
+      // Keep an existing file's permissions (an executable script stays executable); a
+      // symlink there is replaced by the rename, not written through.
+      if (info.isFile) mode = info.mode ?? undefined;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    // A fixed-length name, so that a target name near the file system's limit still fits.
+    const temp = `.scv-${crypto.randomUUID()}.tmp`;
+    try {
+      Deno.writeFileSync(temp, data, { createNew: true, mode: 0o644 });
+      if (mode !== undefined) Deno.chmodSync(temp, mode & 0o7777);
+      Deno.renameSync(temp, base);
+    } catch (err) {
+      try {
+        Deno.removeSync(temp);
+      } catch {
+        // Never created, or already renamed.
+      }
+      throw err;
+    }
+  } finally {
+    // Back where scv was; where scv may not know that, the workspace is a safe place to stay.
+    try {
+      Deno.chdir(original ?? root);
+    } catch {
+      // The original directory is gone: nothing depends on the working directory.
+    }
   }
 }

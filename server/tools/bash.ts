@@ -1,26 +1,26 @@
 /**
- * The `bash` tool: runs `bash -c COMMAND` in the workspace, in a session and process group of
- * its own, and makes sure no process of the call outlives it.
+ * The `bash` tool: runs `bash -c COMMAND` in the workspace, inside the OS sandbox when it is on
+ * (see server/sandbox/), and makes sure no process of the call outlives it.
  *
- * Environment: the child gets scv's environment minus exactly the variables named in
- * `ToolContext.secretEnv` (the provider's API key). Other variables that look like credentials
- * (`GITHUB_TOKEN`, `NPM_TOKEN`) are passed on: commands the user approves may need them, and a
- * name pattern would both miss keys and break tools. It also gets `SCV_BASH_CALL`, a fresh
- * identifier per call, by which the call's processes are found again.
+ * Environment: a clean one (see bash_env.ts): the core set, `shell_env_passthrough` and
+ * `SCV_BASH_CALL`, a fresh identifier per call by which the call's processes are found again.
+ * Never the provider's key unless it is named exactly in `shell_env_passthrough`.
  *
  * Output: stdout and stderr share one pipe (`2>&1`), so they interleave as they were written.
  *
- * Ending a call: when the command exits, is cancelled or times out, every process that belongs
- * to the call is stopped and then killed: bash's process group, its session (`set -m` puts
- * jobs in groups of their own but not in a new session), every descendant of those, and every
- * process still carrying the call's `SCV_BASH_CALL` in its environment (which finds `setsid`
- * children, even re-parented ones). This scan reads `/proc` (Linux); elsewhere only the
- * process group and its descendants are reached.
+ * Ending a sandboxed call: the command runs in a PID namespace of its own, so when bwrap is
+ * killed (or the command's first process exits) the kernel kills every process in it, a
+ * double-forked `setsid` child with an empty environment included.
  *
- * Limits: a process that both leaves the session (`setsid`, a double fork) and drops the
- * call's variable from its environment (`env -i`) once its parent has exited is out of reach,
- * as is anything started through another service (`systemd-run`, `at`, a container daemon).
- * Pipes such a process holds open are abandoned after a short grace period so the call ends.
+ * Ending an unsandboxed call: when the command exits, is cancelled or times out, every process
+ * that belongs to the call is stopped and then killed: bash's process group, its session (`set
+ * -m` puts jobs in groups of their own but not in a new session), every descendant of those,
+ * and every process still carrying the call's `SCV_BASH_CALL` in its environment (which finds
+ * `setsid` children, even re-parented ones). This scan reads `/proc` (Linux); elsewhere only
+ * the process group and its descendants are reached. A process that both leaves the session
+ * and drops the variable (`env -i`) once its parent has exited is out of reach there, as is
+ * anything started through another service (`systemd-run`, `at`, a container daemon). Pipes
+ * such a process holds open are abandoned after a short grace period so the call ends.
  *
  * @module
  */
@@ -36,6 +36,10 @@ import {
 } from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
+import { callEnv } from "./bash_env.ts";
+import type { Sandbox } from "../sandbox/mod.ts";
+import type { SandboxSpec } from "../sandbox/types.ts";
+import { denialHint } from "../sandbox/hint.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -155,26 +159,16 @@ async function killCall(root: number, marker: string): Promise<void> {
   }
 }
 
-/** scv's environment without the secret variables. */
-function childEnv(secretEnv: readonly string[]): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of secretEnv) delete env[name];
-  // Set by `deno task` (and npm) for the directory scv was started from; a `deno task` the
-  // agent runs would go there instead of the directory the command is run in.
-  delete env.INIT_CWD;
-  return env;
-}
-
 function failed(output: string): ToolResult {
   return { success: false, output, truncated: false };
 }
 
-function spawnError(err: unknown): string {
+function spawnError(err: unknown, command = "bash"): string {
   if (err instanceof Deno.errors.NotCapable) {
-    return missingPermission("--allow-run=bash", "the bash tool cannot run commands");
+    return missingPermission(`--allow-run=${command}`, "the bash tool cannot run commands");
   }
   if (err instanceof Deno.errors.NotFound) {
-    return `Cannot run the command: no "bash" executable was found on PATH`;
+    return `Cannot run the command: no "${command}" executable was found on PATH`;
   }
   return `Cannot run the command: ${errorText(err)}`;
 }
@@ -192,23 +186,25 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: Output
   }
 }
 
-async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
+/** What a bash tool runs with beyond each call's context. */
+export interface BashOptions {
+  /** The OS sandbox; without one, commands run directly (as under `"sandbox": "off"`). */
+  sandbox?: Sandbox | undefined;
+  /** `shell_env_passthrough`. */
+  passthrough?: readonly string[] | undefined;
+}
+
+/** The command line bash runs under: one pipe for both streams; `exec` keeps bash's pid. */
+function bashArgv(command: string): string[] {
+  return ["bash", "-c", 'exec bash -c "$1" 2>&1', "bash", command];
+}
+
+async function run(
+  args: z.infer<typeof schema>,
+  ctx: ToolContext,
+  options: BashOptions,
+): Promise<ToolResult> {
   if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, "[Command was cancelled]"));
-  // Asked first, so that a server without --allow-run says so rather than a lesser problem.
-  if (Deno.permissions.querySync({ name: "run", command: "bash" }).state !== "granted") {
-    return failed(spawnError(new Deno.errors.NotCapable()));
-  }
-  let env: Record<string, string>;
-  try {
-    env = childEnv(ctx.secretEnv);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotCapable) {
-      return failed(
-        missingPermission("--allow-env", "the bash tool cannot prepare the command's environment"),
-      );
-    }
-    return failed(`Cannot run the command: ${errorText(err)}`);
-  }
   try {
     if (!(await Deno.stat(ctx.cwd)).isDirectory) {
       return failed(`Cannot run the command: the workspace "${ctx.cwd}" is not a directory`);
@@ -219,36 +215,65 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       return failed(`Cannot run the command: the workspace "${ctx.cwd}" is not accessible`);
     }
   }
+  const argv = bashArgv(args.command);
+  let spec: SandboxSpec | undefined;
+  let command = "bash";
+  let commandArgs = argv.slice(1);
+  const prepared = options.sandbox
+    ? await options.sandbox.prepare(ctx.cwd, argv)
+    : { kind: "direct" as const };
+  if (prepared.kind === "refused") return failed(prepared.message);
+  if (prepared.kind === "sandboxed") {
+    spec = prepared.spec;
+    command = prepared.command;
+    commandArgs = prepared.args;
+  } else if (Deno.permissions.querySync({ name: "run", command: "bash" }).state !== "granted") {
+    // Asked first, so that a server without --allow-run says so rather than a lesser problem.
+    return failed(spawnError(new Deno.errors.NotCapable()));
+  }
+  if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, "[Command was cancelled]"));
 
+  const env = callEnv({ passthrough: options.passthrough ?? [], secrets: ctx.secretEnv });
   const marker = `${CALL_MARKER}=${crypto.randomUUID()}`;
   env[CALL_MARKER] = marker.slice(CALL_MARKER.length + 1);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command("bash", {
-      // One pipe for both streams keeps their order; `exec` keeps bash's pid, group and session.
-      args: ["-c", 'exec bash -c "$1" 2>&1', "bash", args.command],
+    child = new Deno.Command(command, {
+      args: commandArgs,
       cwd: ctx.cwd,
       stdin: "null",
       stdout: "piped",
-      stderr: "null",
+      // bwrap's own complaints; bash's stderr is folded into stdout by bashArgv.
+      stderr: "piped",
       detached: true,
       env,
       clearEnv: true,
     }).spawn();
   } catch (err) {
-    return failed(spawnError(err));
+    return failed(spawnError(err, command));
   }
 
   const timeoutMs = Math.min(args.timeout_ms ?? ctx.limits.timeoutMs, ctx.limits.timeoutMs);
   const out = new OutputBuffer(ctx.limits.maxOutputBytes);
   const reader = child.stdout.getReader();
-  const pumped = pump(reader, out);
+  const errReader = child.stderr.getReader();
+  const pumped = Promise.all([pump(reader, out), pump(errReader, out)]);
+  const end = (): Promise<void> => {
+    if (spec === undefined) return killCall(child.pid, marker);
+    // The PID namespace ends with bwrap (--die-with-parent): every process of the call goes.
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    return Promise.resolve();
+  };
   const kills: Promise<void>[] = [];
   let ending: "timeout" | "cancelled" | undefined;
   const stop = (why: "timeout" | "cancelled") => {
     if (ending !== undefined) return;
     ending = why;
-    kills.push(killCall(child.pid, marker));
+    kills.push(end());
   };
   const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
   // The call's time limit may come as the signal's reason rather than from this timer.
@@ -265,12 +290,13 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
   }
   // Background children (`sleep 100 &`) hold the pipe open and must not outlive the call.
   await Promise.all(kills);
-  await killCall(child.pid, marker);
+  if (spec === undefined) await killCall(child.pid, marker);
   const grace = delay(PIPE_GRACE_MS);
   const drained = await Promise.race([pumped.then(() => true), grace.done.then(() => false)]);
   grace.cancel();
   if (!drained) {
     await reader.cancel().catch(() => {});
+    await errReader.cancel().catch(() => {});
     await pumped;
   }
 
@@ -284,13 +310,57 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     const { text, truncated } = out.render();
     return { success: true, output: text === "" ? "(no output)" : text, truncated };
   }
-  const { text, truncated } = out.render(encoder.encode(note).length + 1);
+  // A sandbox denial is explained in one last line, read from the whole output kept.
+  const hint = spec && ending === undefined && options.sandbox
+    ? denialHint(out.render().text, spec, {
+      networkAsked: options.sandbox.settings.network,
+      scvDirs: options.sandbox.settings.scvDirs,
+    })
+    : undefined;
+  const tail = hint === undefined ? note : `${note}\n${hint}`;
+  const { text, truncated } = out.render(encoder.encode(tail).length + 1);
   const sep = text === "" || text.endsWith("\n") ? "" : "\n";
-  return { success: false, output: text + sep + note, truncated };
+  return { success: false, output: text + sep + tail, truncated };
+}
+
+const DESCRIPTION = "Run a shell command with `bash -c` in the workspace directory. stdout and " +
+  "stderr are combined; a non-zero exit code fails the call. The command has no stdin and " +
+  "is killed, with every process it started, when it times out or the turn is cancelled.";
+
+/**
+ * A `bash` tool of CONTRACT.md running under `options` (the server's sandbox and passthrough).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createBashTool } from "./bash.ts";
+ * const tool = createBashTool({ passthrough: ["MY_*"] });
+ * assert(tool.summary({ command: "ls" }) === "Run shell command: ls");
+ * ```
+ */
+export function createBashTool(options: BashOptions = {}) {
+  const sandboxed = options.sandbox?.active === true;
+  return defineTool({
+    name: "bash",
+    description: sandboxed
+      ? DESCRIPTION + " It runs in a sandbox: only the workspace" +
+        (options.sandbox?.settings.mode === "read-only"
+          ? " is visible (read-only)"
+          : " and /tmp are writable") +
+        (options.sandbox?.settings.network ? "" : ", there is no network") + "."
+      : DESCRIPTION,
+    schema,
+    risk: () => "process",
+    summary: (args) => `Run shell command: ${args.command}`,
+    sandboxed: () => sandboxed,
+    autoApproved: () => sandboxed,
+    run: (args, ctx) => run(args, ctx, options),
+  });
 }
 
 /**
- * The `bash` tool of CONTRACT.md: risk `process`, every call shown to the user as the command.
+ * The `bash` tool of CONTRACT.md without a sandbox: risk `process`, every call shown to the user
+ * as the command.
  *
  * @example
  * ```ts
@@ -299,13 +369,4 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
  * assert(bashTool.summary({ command: "ls" }) === "Run shell command: ls");
  * ```
  */
-export const bashTool = defineTool({
-  name: "bash",
-  description: "Run a shell command with `bash -c` in the workspace directory. stdout and " +
-    "stderr are combined; a non-zero exit code fails the call. The command has no stdin and " +
-    "is killed, with every process it started, when it times out or the turn is cancelled.",
-  schema,
-  risk: () => "process",
-  summary: (args) => `Run shell command: ${args.command}`,
-  run,
-});
+export const bashTool = createBashTool();

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AnyTool } from "./tool.ts";
-import { bashTool } from "./bash.ts";
+import { type BashOptions, createBashTool } from "./bash.ts";
 import { readFileTool } from "./read_file.ts";
 import { writeFileTool } from "./write_file.ts";
 import { editFileTool } from "./edit_file.ts";
@@ -12,7 +12,8 @@ import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 
 /**
- * The built-in tools, in the order they are offered to the model.
+ * The built-in tools, in the order they are offered to the model; `bash` runs under `bash`
+ * (the sandbox and `shell_env_passthrough`).
  *
  * @example
  * ```ts
@@ -22,6 +23,6 @@ import { grepTool } from "./grep.ts";
  *   "bash,read_file,write_file,edit_file,glob,grep");
  * ```
  */
-export function builtinTools(): AnyTool[] {
-  return [bashTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool];
+export function builtinTools(bash: BashOptions = {}): AnyTool[] {
+  return [createBashTool(bash), readFileTool, writeFileTool, editFileTool, globTool, grepTool];
 }

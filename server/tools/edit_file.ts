@@ -12,6 +12,7 @@ import { fileErrorMessage } from "./permission.ts";
 import { atomicWrite, OutsideWorkspaceError } from "./atomic_write.ts";
 import { unifiedDiff } from "./diff.ts";
 import { truncateText } from "./output.ts";
+import { applyEdit, editRefusal } from "./edit_text.ts";
 
 /** Largest file edited; the whole file is held in memory, twice. */
 export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
@@ -29,31 +30,10 @@ function failed(output: string): ToolResult {
   return { success: false, output, truncated: false };
 }
 
-/** Non-overlapping occurrences of `needle` in `haystack`, by start index. */
-function occurrences(haystack: string, needle: string): number[] {
-  const found: number[] = [];
-  for (
-    let at = haystack.indexOf(needle);
-    at !== -1;
-    at = haystack.indexOf(needle, at + needle.length)
-  ) {
-    found.push(at);
-  }
-  return found;
-}
-
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
   const p = args.path;
-  if (args.old_string === "") {
-    return failed(
-      `Cannot edit "${p}": old_string is empty; to write a whole file use write_file`,
-    );
-  }
-  if (args.old_string === args.new_string) {
-    return failed(
-      `Cannot edit "${p}": old_string and new_string are identical, nothing would change`,
-    );
-  }
+  const refusal = editRefusal({ ...args });
+  if (refusal !== undefined) return failed(refusal);
   if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
   try {
     const target = await writeTarget(ctx.cwd, p, "edit");
@@ -77,32 +57,14 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
       return failed(`Cannot edit "${p}": it is not valid UTF-8 text`);
     }
 
-    const found = occurrences(before, args.old_string);
-    if (found.length === 0) {
-      return failed(
-        `old_string not found in "${p}"; read the file again and copy the text exactly, ` +
-          `including whitespace and indentation`,
-      );
-    }
-    if (found.length > 1 && args.replace_all !== true) {
-      return failed(
-        `old_string occurs ${found.length} times in "${p}"; include more surrounding text to ` +
-          `make it unique, or set replace_all to replace every occurrence`,
-      );
-    }
-    const parts: string[] = [];
-    let from = 0;
-    for (const at of found) {
-      parts.push(before.slice(from, at), args.new_string);
-      from = at + args.old_string.length;
-    }
-    parts.push(before.slice(from));
-    const after = parts.join("");
+    const edit = applyEdit(before, { ...args });
+    if (!edit.ok) return failed(edit.message);
+    const after = edit.after;
 
     if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
-    await atomicWrite(target.root, target.absolute, new TextEncoder().encode(after));
+    await atomicWrite(ctx.cwd, target.absolute, new TextEncoder().encode(after));
 
-    const n = found.length;
+    const n = edit.replaced;
     const head = `Edited "${p}": replaced ${n} occurrence${n === 1 ? "" : "s"}\n\n`;
     const diff = unifiedDiff(displayPath(target.root, target.absolute), before, after);
     const { text, truncated } = truncateText(head + diff, ctx.limits.maxOutputBytes);
@@ -133,6 +95,8 @@ export const editFileTool = defineTool({
     "shows a unified diff of the change.",
   schema,
   risk: () => "write",
+  // A write tool never leaves the workspace, so `auto` lets it run.
+  autoApproved: () => true,
   summary: (args) => `Edit file: ${args.path}`,
   run,
 });

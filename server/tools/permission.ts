@@ -54,6 +54,8 @@ export interface FileErrorContext {
  */
 export function fileErrorMessage(err: unknown, ctx: FileErrorContext): string {
   const what = `${ctx.verb} "${ctx.path}"`;
+  // A bound of the tools themselves (a path too deep): its message already says it all.
+  if (err instanceof RangeError) return err.message;
   if (err instanceof Deno.errors.NotCapable) {
     return missingPermission(flagOf(err, ctx.flag), `it cannot ${what}`);
   }

@@ -44,6 +44,13 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Removes a tool (an MCP server's tool that went away); false when there was none. */
+  unregister(name: string): boolean {
+    const had = this.#tools.delete(name);
+    if (had) this.#specs = undefined;
+    return had;
+  }
+
   /** The tool of that name, if any. */
   get(name: string): AnyTool | undefined {
     return this.#tools.get(name);
@@ -57,10 +64,8 @@ export class ToolRegistry {
   /** The tools as OpenAI function specs, computed once. */
   specs(): ToolSpec[] {
     this.#specs ??= this.list().map((t) => {
-      const { $schema: _, ...parameters } = z.toJSONSchema(t.schema, { io: "input" }) as Record<
-        string,
-        unknown
-      >;
+      const { $schema: _, ...parameters } = t.parameters ??
+        z.toJSONSchema(t.schema, { io: "input" }) as Record<string, unknown>;
       return {
         type: "function" as const,
         function: { name: t.name, description: t.description, parameters },

@@ -91,12 +91,29 @@ export interface Tool<A = unknown> {
   /** Validates arguments; sent to the provider as JSON Schema. */
   readonly schema: z.ZodType<A>;
   /**
+   * The JSON Schema sent to the provider instead of one derived from `schema`: for tools whose
+   * schema comes from elsewhere as JSON (MCP servers' tools).
+   */
+  readonly parameters?: Record<string, unknown>;
+  /** This tool's time limit per call, instead of `tool_timeout_ms` (an MCP server's own). */
+  readonly timeoutMs?: number;
+  /**
    * The risk of one call, used for approval. A `read` tool whose path leaves the workspace
    * reports `write`.
    */
   risk(args: A, ctx: { cwd: string }): Risk | Promise<Risk>;
   /** The one-line approval summary, e.g. `Run shell command: ls`. */
   summary(args: A): string;
+  /**
+   * Whether calls run inside the OS sandbox (`bash` with the sandbox on), reported as
+   * `approval.requested.sandboxed`; absent for tools that run no process.
+   */
+  sandboxed?(): boolean;
+  /**
+   * Under `approval_policy: "auto"`: whether a call of this risk runs without asking. Absent:
+   * only `read` calls do.
+   */
+  autoApproved?(risk: Risk): boolean;
   /** Runs one call. Should not throw; a throw is reported as a failed call. */
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
 }

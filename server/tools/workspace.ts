@@ -14,6 +14,36 @@ import type { Risk } from "./tool.ts";
 /** Symlinks followed while resolving one path before giving up, as the kernel does. */
 const MAX_LINKS = 40;
 
+/**
+ * The most components a path given to a file tool may have. Resolving and creating a path costs
+ * work per component; without a bound, a path thousands of directories deep keeps the server
+ * busy for seconds (and Linux's own `PATH_MAX` of 4096 bytes refuses such paths anyway).
+ */
+export const MAX_PATH_DEPTH = 128;
+
+/**
+ * The number of components of `userPath` (empty ones and `.` not counted).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pathDepth } from "./workspace.ts";
+ * assert(pathDepth("a/./b//c.txt") === 3 && pathDepth("/etc/hosts") === 2);
+ * ```
+ */
+export function pathDepth(userPath: string): number {
+  let n = 0;
+  for (const part of userPath.split("/")) if (part !== "" && part !== ".") n++;
+  return n;
+}
+
+/** The message for a path over {@link MAX_PATH_DEPTH}, naming the tool's verb. */
+function tooDeep(verb: string, userPath: string, depth: number): string {
+  const shown = userPath.length > 60 ? `${userPath.slice(0, 57)}...` : userPath;
+  return `Cannot ${verb} "${shown}": the path has ${depth} components, more than the ` +
+    `${MAX_PATH_DEPTH} a file tool accepts; use a shorter path`;
+}
+
 function isAbsent(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }
@@ -143,6 +173,8 @@ export interface Located {
  * ```
  */
 export async function locate(cwd: string, userPath: string): Promise<Located> {
+  const depth = pathDepth(userPath);
+  if (depth > MAX_PATH_DEPTH) throw new RangeError(tooDeep("resolve", userPath, depth));
   const root = await Deno.realPath(cwd);
   const absolute = await physicalPath(path.isAbsolute(userPath) ? userPath : `${root}/${userPath}`);
   return { root, absolute, inside: isInside(root, absolute) };
@@ -268,6 +300,8 @@ export async function writeTarget(
         `directory; give the path of a file`,
     };
   }
+  const depth = pathDepth(userPath);
+  if (depth > MAX_PATH_DEPTH) return { ok: false, message: tooDeep(verb, userPath, depth) };
   const { root, absolute, inside } = await locate(cwd, userPath);
   if (!inside) {
     return {

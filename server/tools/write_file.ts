@@ -32,7 +32,8 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     if (!target.ok) return failed(target.message);
     let existed = true;
     await Deno.lstat(target.absolute).catch(() => existed = false);
-    await atomicWrite(target.root, target.absolute, bytes);
+    // The session's workspace, not the one resolved just now: it may be a symlink by now.
+    await atomicWrite(ctx.cwd, target.absolute, bytes);
     const verb = existed ? "Overwrote" : "Created";
     return {
       success: true,
@@ -66,6 +67,8 @@ export const writeFileTool = defineTool({
     "Parent directories are created. To change part of an existing file, use edit_file.",
   schema,
   risk: () => "write",
+  // A write tool never leaves the workspace, so `auto` lets it run.
+  autoApproved: () => true,
   summary: (args) => `Write file: ${args.path} (${encoder.encode(args.content).length} bytes)`,
   run,
 });

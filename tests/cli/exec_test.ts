@@ -24,7 +24,12 @@ async function execScv(
   const dir = options.cwd ?? await Deno.makeTempDir();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--cwd", dir, ...args],
-    env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir, NO_COLOR: "1" },
+    env: {
+      OPENAI_BASE_URL: mock.baseUrl,
+      XDG_CONFIG_HOME: dir,
+      XDG_STATE_HOME: `${dir}/.state`,
+      NO_COLOR: "1",
+    },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
@@ -53,13 +58,15 @@ Deno.test("exec prints the streamed answer to stdout and exits 0", async () => {
   }
 });
 
-Deno.test("exec --json prints the turn's Peon events as NDJSON", async () => {
+Deno.test("exec --json prints session.started and the turn's Peon events as NDJSON", async () => {
   const mock = await MockOpenAI.start([text("hi there")]);
   try {
     const r = await execScv(mock, ["--json", "hello"]);
     assertEquals(r.code, 0);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    assertEquals(events[0].type, "turn.started");
+    assertEquals(events[0].type, "session.started");
+    assertMatch(r.stderr, new RegExp(`scv exec: session ${events[0].session_id}`));
+    assertEquals(events[1].type, "turn.started");
     assertEquals(events.at(-1).type, "turn.completed");
     assertEquals(events.find((e) => e.type === "assistant.completed").content, "hi there");
   } finally {
@@ -143,7 +150,7 @@ Deno.test("SIGINT cancels the exec turn and exits 130", async () => {
   try {
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--cwd", dir, "long task"],
-      env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir },
+      env: { OPENAI_BASE_URL: mock.baseUrl, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: `${dir}/.state` },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -198,6 +205,7 @@ Deno.test("deno task exec works in the directory it is run from, not the checkou
         ),
         OPENAI_BASE_URL: mock.baseUrl,
         XDG_CONFIG_HOME: dir,
+        XDG_STATE_HOME: `${dir}/.state`,
         NO_COLOR: "1",
       },
       stdin: "null",
@@ -224,7 +232,7 @@ Deno.test("exec without --allow-env warns that the environment is ignored instea
     await Deno.writeTextFile(`${dir}/c.jsonc`, JSON.stringify({ base_url: mock.baseUrl }));
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", ...flags, MAIN, "exec", "--cwd", dir, "--config", `${dir}/c.jsonc`, "hi"],
-      env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+      env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", XDG_STATE_HOME: `${dir}/.state` },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

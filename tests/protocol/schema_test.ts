@@ -107,7 +107,7 @@ const OPTIONAL: Record<string, string[]> = {
   "turn.completed": ["usage"],
   "error": ["request_id"],
   "session.start": ["resume"],
-  "session.started": ["resumed", "last_seq"],
+  "session.started": ["resumed", "last_seq", "notice"],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
   "session.compact": ["instructions"],

@@ -53,6 +53,15 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_transcript_items: 10000,
     max_prompt_history_bytes: 1048576,
     max_prompt_history_items: 200,
+    mcp_servers: {},
+    sandbox: "auto",
+    sandbox_network: false,
+    sandbox_writable_roots: [],
+    sandbox_deny_read: ["~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "~/.netrc"],
+    shell_env_passthrough: [],
+    persist_sessions: true,
+    session_retention_days: 30,
+    max_sessions: 500,
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
@@ -165,7 +174,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 13);
+  assert.equal(keys.length, 15);
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],
@@ -374,5 +383,22 @@ Deno.test("numbers too large to be exact say so instead of showing null", () => 
   assert.throws(
     () => parseConfigText('{ "context_max_tokens": 1e20 }', "x.jsonc"),
     /got 100000000000000000000 \(beyond 9007199254740991/,
+  );
+});
+
+Deno.test("persist_sessions must be a boolean", () => {
+  assert.equal(
+    loadConfig({}, sources({ XDG_CONFIG_HOME: "/xdg" }, { [XDG]: '{ "persist_sessions": false }' }))
+      .persist_sessions,
+    false,
+  );
+  assert.throws(
+    () =>
+      loadConfig(
+        {},
+        sources({ XDG_CONFIG_HOME: "/xdg" }, { [XDG]: '{ "persist_sessions": "no" }' }),
+      ),
+    ConfigError,
+    '"persist_sessions" must be true or false, got "no"',
   );
 });

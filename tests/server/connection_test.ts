@@ -327,7 +327,7 @@ async function serverWithConfig(path: string, home: string): Promise<[number, st
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    env: { XDG_CONFIG_HOME: home },
+    env: { XDG_CONFIG_HOME: home, XDG_STATE_HOME: `${home}/state` },
   }).output();
   const d = new TextDecoder();
   return [out.code, d.decode(out.stdout), d.decode(out.stderr)];
@@ -496,7 +496,7 @@ Deno.test("an error that cannot carry its request_id within a tiny frame limit s
 });
 
 Deno.test("a turn that could not end within the frame limit is refused before it starts", async () => {
-  await withProc({ config: { max_server_frame_bytes: 400 } }, async (p) => {
+  await withProc({ config: { max_server_frame_bytes: 460 } }, async (p) => {
     await p.send({ type: "initialize", request_id: "1", protocol_version: 1 });
     await p.nextOf("initialized");
     await p.send({ type: "session.start", request_id: "s", cwd: "/" });
@@ -505,7 +505,7 @@ Deno.test("a turn that could not end within the frame limit is refused before it
     await p.send({ type: "turn.start", request_id: "r".repeat(200), session_id, prompt: "hi" });
     const ev = await p.nextOf("error");
     assertEquals([ev.code, ev.request_id], ["invalid_request", "r".repeat(200)]);
-    assertMatch(ev.message, /would not fit max_server_frame_bytes \(400\)/);
+    assertMatch(ev.message, /would not fit max_server_frame_bytes \(460\)/);
     assertEquals(p.events.filter((e) => e.type === "turn.started"), []);
   });
 });

@@ -14,7 +14,7 @@ export const SERVER_FLAGS = [
   "--allow-write",
   "--allow-env",
   "--allow-net",
-  "--allow-run=bash",
+  "--allow-run=bash,bwrap",
 ];
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

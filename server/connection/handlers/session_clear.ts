@@ -26,4 +26,5 @@ export async function sessionClear(
     { type: "session.cleared", request_id: msg.request_id, session_id: session.id },
     session,
   );
+  await session.recorder?.clear(session.seq.last);
 }

@@ -1,6 +1,7 @@
 /**
- * `session.start`: opens a session on a canonical workspace directory and answers
- * `session.started` (its fields are gathered in `../session_started.ts`).
+ * `session.start`: opens a session on a canonical workspace directory, or with `resume` reopens
+ * a recorded one (`../recording.ts`), and answers `session.started` (its fields are gathered in
+ * `../session_started.ts`).
  *
  * @module
  */
@@ -9,7 +10,8 @@ import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { clip, errorText, quoteInput } from "../../error_text.ts";
 import { Session } from "../../session.ts";
 import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
-import { sessionStartedBody } from "../session_started.ts";
+import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
+import { attachRecorder, resumeSession } from "../recording.ts";
 
 /** The canonical directory `cwd` names, or the message saying why it cannot be a workspace. */
 export async function canonicalWorkspace(
@@ -42,13 +44,6 @@ export async function sessionStart(
   msg: ClientMessageOf<"session.start">,
   cx: ConnectionContext,
 ): Promise<void> {
-  if (msg.resume !== undefined) {
-    return await cx.error(
-      msg.request_id,
-      "invalid_request",
-      "this server does not record sessions yet, so it cannot resume one",
-    );
-  }
   if (!msg.cwd.startsWith("/")) {
     return await cx.error(
       msg.request_id,
@@ -65,14 +60,34 @@ export async function sessionStart(
   }
   const workspace = await canonicalWorkspace(msg.cwd);
   if (!workspace.ok) return await cx.error(msg.request_id, "invalid_request", workspace.message);
-  const session = new Session(workspace.path);
+  let session: Session;
+  let resumed: Partial<SessionStartedBody> = {};
+  if (msg.resume !== undefined) {
+    const r = await resumeSession({ ...msg, resume: msg.resume }, workspace.path, cx);
+    if (!r) return;
+    session = r.session;
+    resumed = {
+      resumed: true,
+      last_seq: session.seq.last,
+      ...(r.notice !== undefined ? { notice: r.notice } : {}),
+    };
+  } else {
+    session = new Session(workspace.path);
+    attachRecorder(session, cx);
+  }
+  const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
   try {
     await cx.send<"session.started">({
       type: "session.started",
       request_id: msg.request_id,
-      ...sessionStartedBody(session, cx.config),
+      ...sessionStartedBody(session, cx.config, {
+        sandbox,
+        ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
+      }),
+      ...resumed,
     });
   } catch (e) {
+    session.recorder?.close();
     if (!(e instanceof FrameTooLargeError)) throw e;
     return await cx.error(
       msg.request_id,
@@ -83,6 +98,8 @@ export async function sessionStart(
   }
   // Only a session the client was told about exists; the input loop waits for this handler.
   cx.sessions.set(session.id, session);
+  // After the reply, so that loading the MCP client never delays it.
+  cx.mcp?.start(session.cwd);
   // Warm up while the client composes its first prompt; a failure shows in the first turn.
   setTimeout(() => void cx.deps().catch(() => {}), 0);
 }

@@ -11,6 +11,7 @@ import { Turn } from "../../turn.ts";
 import { utf8Length } from "../../utf8.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
+import { sessionConfig, turnEndOf } from "../recording.ts";
 
 /** Why this `turn.start` cannot start a turn on the session, or undefined when it can. */
 function refusal(
@@ -63,8 +64,16 @@ export async function turnStart(
     prompt: msg.prompt,
     id: turnId,
     maxFrameBytes,
-    ...(cx.onTurnEnd ? { onEnd: cx.onTurnEnd } : {}),
-    sink: async (event, signal) => void await writer.send(event, signal ? { signal } : {}),
+    onEnd: async (end, t) => {
+      // On disk (fdatasync) before the client hears the turn ended.
+      await session.recorder?.endTurn(turnEndOf(end), session.seq.peek());
+      await cx.onTurnEnd?.(end, t);
+    },
+    sink: async (event, signal) => {
+      // Each completed step is recorded as the next event goes out.
+      session.recorder?.observe(event);
+      await writer.send(event, signal ? { signal } : {});
+    },
   });
   const active: ActiveTurn = {
     id: turnId,
@@ -100,10 +109,13 @@ async function runPeonTurn(turn: Turn, signal: AbortSignal, cx: ConnectionContex
     await turn.finish({ type: "turn.failed", code: "internal_error", message: clip(message, 500) });
     return;
   }
+  cx.tools = deps.tools;
   // The agent loop (and zod, through the tool schemas) loads with the first turn.
   const { runTurn } = await import("../../agent/run_turn.ts");
   await runTurn(turn, {
     ...deps,
+    // What session.configure chose for this session.
+    config: sessionConfig(turn.session, deps.config),
     systemPrompt,
     approvals: peonApprovals(turn.session, turn),
     signal,

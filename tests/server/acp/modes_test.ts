@@ -4,7 +4,12 @@ import { modeState, policyOfMode } from "../../../server/acp/modes.ts";
 Deno.test("the modes are the approval policies, with the configured one current", () => {
   const state = modeState("always");
   assertEquals(state.currentModeId, "always");
-  assertEquals(state.availableModes.map((m) => m.id).sort(), ["always", "never", "on-risk"]);
+  assertEquals(state.availableModes.map((m) => m.id).sort(), [
+    "always",
+    "auto",
+    "never",
+    "on-risk",
+  ]);
   assert(state.availableModes.every((m) => m.name !== "" && m.description));
 });
 

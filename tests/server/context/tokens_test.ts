@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   estimateTokens,
@@ -134,4 +135,33 @@ Deno.test("calibration is bounded and ignores nonsense reports", () => {
   for (const [e, r] of [[0, 10], [10, 0], [-1, 10], [NaN, 10], [10, Infinity]] as const) {
     assert.equal(counter.calibrate(e, r), ratio);
   }
+});
+
+Deno.test("the upper-bound counter never counts fewer tokens than o200k at any calibration (fast-check)", async () => {
+  const exact = await TokenCounter.create("gpt-4.1-mini");
+  const bound = TokenCounter.upperBound("gpt-4.1-mini");
+  assert.equal(bound.tokenizer, "upper_bound");
+  // Drive the real counter's ratio to its ceiling: the bound must still hold there.
+  for (let i = 0; i < 20; i++) exact.calibrate(100, 100_000);
+  assert.equal(exact.ratio, MAX_RATIO);
+  const text = fc.oneof(
+    fc.string({ unit: "grapheme", maxLength: 300 }),
+    fc.string({ unit: "binary", maxLength: 300 }),
+    fc.constantFrom("<|endoftext|>", "x".repeat(2000), "\u{1F600}".repeat(100), " \n\t "),
+  );
+  fc.assert(
+    fc.property(text, text, (content, args) => {
+      const m = { role: "assistant" as const, content, tool_calls: [call("c1", "bash", args)] };
+      assert.ok(bound.countText(content) >= exact.countText(content));
+      assert.ok(bound.countMessage(m) >= exact.countMessage(m));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("the upper-bound counter ignores calibration", () => {
+  const bound = TokenCounter.upperBound("gpt-4o");
+  assert.equal(bound.ratio, MAX_RATIO);
+  assert.equal(bound.calibrate(1000, 10), MAX_RATIO);
+  assert.equal(bound.countText("abcd"), 4 * MAX_RATIO);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { toolContext, withTempDir } from "./support.ts";
 import { runToolInChild } from "../../support/tool_probe.ts";
-import { bashTool } from "../../../server/tools/bash.ts";
+import { bashTool, createBashTool } from "../../../server/tools/bash.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
 function context(
@@ -204,7 +204,7 @@ Deno.test("bash hides the secret environment variables from the command", async 
     Deno.env.set("SCV_TEST_PROVIDER_KEY", "sekrit-value-123");
     Deno.env.set("SCV_TEST_PLAIN_VAR", "plain-value-456");
     try {
-      const r = await bashTool.run(
+      const r = await createBashTool({ passthrough: ["SCV_TEST_*"] }).run(
         { command: "env" },
         context(dir, {}, { secretEnv: ["SCV_TEST_PROVIDER_KEY"] }),
       );
@@ -215,6 +215,21 @@ Deno.test("bash hides the secret environment variables from the command", async 
     } finally {
       Deno.env.delete("SCV_TEST_PROVIDER_KEY");
       Deno.env.delete("SCV_TEST_PLAIN_VAR");
+    }
+  });
+});
+
+Deno.test("bash starts from a clean environment: a variable outside the core set is not passed", async () => {
+  await withTempDir(async (dir) => {
+    Deno.env.set("SCV_TEST_UNLISTED", "unlisted-value");
+    try {
+      const r = await bashTool.run({ command: "env" }, context(dir));
+      assert.equal(r.success, true);
+      assert.ok(r.output.includes("PATH="), r.output);
+      assert.ok(/^SCV_BASH_CALL=/m.test(r.output), r.output);
+      assert.ok(!r.output.includes("unlisted-value"), r.output);
+    } finally {
+      Deno.env.delete("SCV_TEST_UNLISTED");
     }
   });
 });

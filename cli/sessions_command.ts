@@ -1,0 +1,94 @@
+/**
+ * `scv sessions`: the recorded sessions, newest first, read from the sessions index (no server
+ * is started). Text: one line per session; `--json`: one `SessionSummary` object per line.
+ *
+ * @module
+ */
+import type { SessionsOptions } from "./command_line.ts";
+import { loadConfigOrReport, readEnv } from "../server/config.ts";
+import { errorText } from "../server/error_text.ts";
+import { openSessionStore } from "../server/sessions/open_store.ts";
+import type { IndexEntry } from "../server/sessions/session_index.ts";
+
+/** Where `scv sessions` writes; injectable for embedding. */
+export interface SessionsIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const encoder = new TextEncoder();
+const defaultIO: SessionsIO = {
+  stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
+  stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
+};
+
+/** A timestamp as `YYYY-MM-DD HH:MM` UTC, or as recorded when it does not parse. */
+function shortTime(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 16).replace("T", " ") : iso;
+}
+
+/**
+ * One session as a text line: id, last update (UTC), turns, directory, title.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sessionLine } from "./sessions_command.ts";
+ * const line = sessionLine({ session_id: "id", cwd: "/w", model: "m", created_at: "",
+ *   updated_at: "2026-12-01T09:40:51.000Z", turns: 1, title: "Fix it" });
+ * assert.equal(line, "id  2026-12-01 09:40  1 turn   /w  Fix it");
+ * ```
+ */
+export function sessionLine(e: IndexEntry): string {
+  const turns = `${e.turns} ${e.turns === 1 ? "turn " : "turns"}`;
+  // Control characters in a title would move the terminal's cursor: shown as spaces.
+  // deno-lint-ignore no-control-regex
+  const title = e.title.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  return `${e.session_id}  ${shortTime(e.updated_at)}  ${turns}  ${e.cwd}  ${
+    title || "(no prompt)"
+  }`;
+}
+
+/** Lists sessions; resolves with the exit status (0 listed, 1 cannot list, 2 bad config). */
+export async function runSessions(
+  options: SessionsOptions,
+  io: SessionsIO = defaultIO,
+): Promise<number> {
+  const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
+  if (!config) return 2;
+  const store = openSessionStore(config, readEnv, (line) => io.stderr(line + "\n"));
+  if (!store) {
+    io.stderr(
+      config.persist_sessions
+        ? "scv sessions: no state directory (set XDG_STATE_HOME or HOME)\n"
+        : "scv sessions: sessions are not recorded (persist_sessions is false)\n",
+    );
+    return 1;
+  }
+  let cwd = options.cwd;
+  if (cwd !== undefined) {
+    const given = cwd;
+    cwd = await Deno.realPath(given).catch(() => given);
+  }
+  let list;
+  try {
+    list = await store.list({ cwd, limit: options.limit });
+  } catch (e) {
+    io.stderr(`scv sessions: cannot list ${store.dir}: ${errorText(e)}\n`);
+    return 1;
+  }
+  if (options.json) {
+    for (const s of list.sessions) io.stdout(JSON.stringify(s) + "\n");
+    return 0;
+  }
+  if (list.sessions.length === 0) {
+    io.stdout(cwd === undefined ? "No recorded sessions.\n" : `No recorded sessions for ${cwd}.\n`);
+    return 0;
+  }
+  for (const s of list.sessions) io.stdout(sessionLine(s) + "\n");
+  if (list.matched > list.sessions.length) {
+    io.stderr(`scv sessions: ${list.matched - list.sessions.length} older not shown (--limit)\n`);
+  }
+  return 0;
+}

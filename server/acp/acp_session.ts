@@ -1,0 +1,406 @@
+/**
+ * One ACP session on the agent core: a core {@link Session} (history, usage, seq, workspace),
+ * its mode (the approval policy), its "always allow" memory, and at most one prompt turn at a
+ * time. A turn's events become `session/update` notifications, its approvals become
+ * `session/request_permission` requests, and its end the `session/prompt` answer.
+ *
+ * @module
+ */
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type ContentBlock,
+  type PromptResponse,
+  RequestError,
+  type RequestPermissionRequest,
+  type SessionNotification,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import type { ApprovalPolicy, Config } from "../config.ts";
+import type { ConnectionDeps } from "../connection.ts";
+import type { Session } from "../session.ts";
+import { Turn } from "../turn.ts";
+import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { turnEndOf } from "../connection/recording.ts";
+import { runTurn } from "../agent/run_turn.ts";
+import type { ApprovalRequest } from "../agent/approvals.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import type { TurnEvent } from "../../protocol/turn_events.ts";
+import { FrameTooLargeError } from "../../protocol/ndjson.ts";
+import { errorText } from "../error_text.ts";
+import { utf8Length } from "../utf8.ts";
+import { AlwaysAllowed, PERMISSION_OPTIONS, permissionDecision } from "./permissions.ts";
+import { modeState, policyOfMode } from "./modes.ts";
+import { promptText } from "./prompt_content.ts";
+import { promptAnswer } from "./stop_reason.ts";
+import { type FileChange, UpdateMapper } from "./updates.ts";
+import { toolKind, toolLocations } from "./tool_view.ts";
+import { encodeMessage, fitsFrame } from "./transport.ts";
+import { type ClientFiles, withClientFiles } from "./client_files.ts";
+
+/** How long a read for a diff may take through the editor before the diff is left out. */
+const DIFF_READ_TIMEOUT_MS = 10_000;
+
+/** What a session is built from. */
+export interface AcpSessionOptions {
+  /** The core session: fresh for `session/new`, restored for `session/load`. */
+  session: Session;
+  config: Config;
+  deps: ConnectionDeps;
+  /** Calls the client's side of the connection. */
+  client: AgentContext;
+  /** What the client said it can do in `initialize`. */
+  capabilities: ClientCapabilities;
+  log: (line: string) => void;
+  /** Records the session (`session/load` reopens it); omitted: nothing is recorded. */
+  recorder?: (view: RecordedSessionView) => Recorder;
+  /** The policy a loaded session was recorded with; omitted: the configuration's. */
+  policy?: ApprovalPolicy;
+}
+
+/** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * An ACP session. `prompt` runs one turn and answers `session/prompt`; `cancel` ends the
+ * running turn as cancelled; `close` cancels and waits for it.
+ */
+export class AcpSession {
+  readonly core: Session;
+  #o: AcpSessionOptions;
+  #policy: ApprovalPolicy;
+  #allowed = new AlwaysAllowed();
+  #mapper: UpdateMapper;
+  #tools: ToolRegistry;
+  #files: ClientFiles;
+  /** The running turn, if any. */
+  #active: { controller: AbortController; done: Promise<unknown> } | undefined;
+  /** Text of files before a write started, by call id (null: the file did not exist). */
+  #before = new Map<string, string | null>();
+  #recorder: Recorder | undefined;
+
+  /** Builds the session; nothing is sent until a prompt. */
+  constructor(options: AcpSessionOptions) {
+    this.#o = options;
+    this.core = options.session;
+    this.#policy = options.policy ?? options.config.approval_policy;
+    const core = this.core;
+    const policy = () => this.#policy;
+    this.#recorder = options.recorder?.({
+      id: core.id,
+      cwd: core.cwd,
+      get history() {
+        return core.history;
+      },
+      get usage() {
+        return core.usage;
+      },
+      get compactedMessages() {
+        return core.compactedMessages;
+      },
+      get lastSeq() {
+        return core.seq.last;
+      },
+      model: options.config.model,
+      get approvalPolicy() {
+        return policy();
+      },
+    });
+    const fs = options.capabilities.fs;
+    const client = options.client;
+    this.#files = {
+      ...(fs?.readTextFile
+        ? {
+          read: async (path, range, signal) =>
+            (await client.request("fs/read_text_file", {
+              sessionId: this.id,
+              path,
+              ...(range.line !== undefined ? { line: range.line } : {}),
+              ...(range.limit !== undefined ? { limit: range.limit } : {}),
+            }, { cancellationSignal: signal, stopWaitingOnCancel: true })).content,
+        }
+        : {}),
+      ...(fs?.writeTextFile
+        ? {
+          write: async (path, content, signal) => {
+            const params = { sessionId: this.id, path, content };
+            const request = { jsonrpc: "2.0", id: 0, method: "fs/write_text_file", params };
+            if (!fitsFrame(request, options.config.max_server_frame_bytes)) {
+              throw new RangeError(
+                `the content (${utf8Length(content)} bytes) does not fit max_server_frame_bytes ` +
+                  `(${options.config.max_server_frame_bytes}); nothing was written`,
+              );
+            }
+            await client.request("fs/write_text_file", params, {
+              cancellationSignal: signal,
+              stopWaitingOnCancel: true,
+            });
+          },
+        }
+        : {}),
+    };
+    this.#tools = new ToolRegistry(withClientFiles(options.deps.tools.list(), this.#files));
+    this.#mapper = new UpdateMapper({
+      cwd: this.core.cwd,
+      title: (name, args) => {
+        const tool = this.#tools.get(name);
+        const parsed = tool?.schema.safeParse(args);
+        return parsed?.success ? tool!.summary(parsed.data) : undefined;
+      },
+      // Old and new text together stay well inside a frame, escapes and envelope included.
+      maxDiffBytes: Math.max(0, Math.floor((options.config.max_server_frame_bytes - 1024) / 7)),
+    });
+  }
+
+  /** The session id, shared by ACP and the core. */
+  get id(): string {
+    return this.core.id;
+  }
+
+  /** The session's modes, the current one being its approval policy. */
+  get modes(): ReturnType<typeof modeState> {
+    return modeState(this.#policy);
+  }
+
+  /** Whether a turn is running. */
+  get busy(): boolean {
+    return this.#active !== undefined;
+  }
+
+  /** The session's recorder, if it is recorded. */
+  get recorder(): Recorder | undefined {
+    return this.#recorder;
+  }
+
+  /**
+   * Switches the approval policy; it applies to the next call, in a running turn too, and is
+   * recorded so that a loaded session keeps it.
+   */
+  async setMode(modeId: string): Promise<void> {
+    const policy = policyOfMode(modeId);
+    if (policy === undefined) {
+      const ids = this.modes.availableModes.map((m) => `"${m.id}"`).join(", ");
+      throw RequestError.invalidParams(
+        { modeId },
+        `unknown mode ${JSON.stringify(modeId)}; the modes are ${ids}`,
+      );
+    }
+    this.#policy = policy;
+    await this.#recorder?.checkpoint([
+      { t: "config", model: this.#o.config.model, approval_policy: policy },
+    ]);
+  }
+
+  /** Ends the running turn as cancelled (a pending permission resolves as cancelled). */
+  cancel(): void {
+    this.#active?.controller.abort(new DOMException("The prompt was cancelled", "AbortError"));
+  }
+
+  /** Cancels the running turn, waits for it to end (at most `graceMs`), closes the record. */
+  async close(graceMs: number): Promise<void> {
+    const active = this.#active;
+    if (!active) return this.#recorder?.close();
+    this.cancel();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      active.done.catch(() => {}),
+      new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+    ]);
+    clearTimeout(timer);
+    this.#recorder?.close();
+  }
+
+  /** Sends one update of this session, outside a turn too (the replay of `session/load`). */
+  async notify(update: SessionUpdate, signal?: AbortSignal): Promise<void> {
+    const params: SessionNotification = { sessionId: this.id, update };
+    const max = this.#o.config.max_server_frame_bytes;
+    const encoded = encodeMessage({ jsonrpc: "2.0", method: "session/update", params }, max);
+    if (!encoded.ok) throw new FrameTooLargeError(update.sessionUpdate, encoded.size, max);
+    await abortable(this.#o.client.notify("session/update", params), signal);
+  }
+
+  /**
+   * Runs one prompt turn. Resolves with the stop reason; rejects with a JSON-RPC error for a bad
+   * prompt, a turn already running, or a turn that failed without a stop reason for it.
+   */
+  async prompt(blocks: readonly ContentBlock[], requestId: string, signal: AbortSignal) {
+    if (this.#active) {
+      throw RequestError.invalidRequest(
+        { sessionId: this.id },
+        "a prompt is already running in this session; cancel it or wait for its answer",
+      );
+    }
+    const text = promptText(blocks, this.#o.config.max_prompt_bytes);
+    if (!text.ok) throw RequestError.invalidParams({ sessionId: this.id }, text.message);
+    const controller = new AbortController();
+    // The request's own signal aborts on `$/cancel_request` and when the connection closes.
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const done = this.#run(text.text, requestId, controller.signal);
+    this.#active = { controller, done };
+    try {
+      const answer = promptAnswer(await done);
+      if ("error" in answer) {
+        throw new RequestError(answer.error.code, answer.error.message, answer.error.data);
+      }
+      return { stopReason: answer.stopReason } satisfies PromptResponse;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.#active = undefined;
+      this.#before.clear();
+    }
+  }
+
+  async #run(prompt: string, requestId: string, signal: AbortSignal) {
+    const { deps, config } = this.#o;
+    const turn = new Turn({
+      session: this.core,
+      requestId,
+      prompt,
+      maxFrameBytes: config.max_server_frame_bytes,
+      sink: (event, s) => this.#sink(event, s),
+      // On disk (fdatasync) before the client hears the turn ended.
+      onEnd: async (end) => {
+        await this.#recorder?.endTurn(turnEndOf(end), this.core.seq.peek());
+      },
+    });
+    // The policy is read per call, so a mode switched mid-turn applies to the next call.
+    const turnConfig = Object.defineProperty({ ...config }, "approval_policy", {
+      get: () => this.#policy,
+      enumerable: true,
+    });
+    return await runTurn(turn, {
+      config: turnConfig,
+      provider: deps.provider,
+      tools: this.#tools,
+      context: deps.context,
+      approvals: { request: (r, s) => this.#approve(r, s) },
+      signal,
+      systemPrompt: await deps.systemPrompt(this.core.cwd),
+      secretEnv: deps.secretEnv,
+    });
+  }
+
+  /** One turn event out as the ACP updates it maps to. */
+  async #sink(event: TurnEvent, signal?: AbortSignal): Promise<void> {
+    // Each completed step is recorded as the next event goes out.
+    this.#recorder?.observe(event);
+    let change: FileChange | undefined;
+    if (event.type === "tool.started") {
+      const path = this.#mapper.changedFile(event.call_id);
+      if (path !== undefined) {
+        const before = await this.#readForDiff(path, signal);
+        if (before !== undefined) this.#before.set(event.call_id, before);
+      }
+    } else if (event.type === "tool.completed" && event.success) {
+      const path = this.#mapper.changedFile(event.call_id);
+      const before = this.#before.get(event.call_id);
+      this.#before.delete(event.call_id);
+      if (path !== undefined && before !== undefined) {
+        const after = await this.#readForDiff(path, signal);
+        if (typeof after === "string") change = { path, oldText: before, newText: after };
+      }
+    }
+    for (const update of this.#mapper.map(event, change)) {
+      try {
+        await this.notify(update, signal);
+      } catch (e) {
+        // A diff that makes the update too large is left out; the output still goes.
+        if (!(e instanceof FrameTooLargeError) || !change || update.sessionUpdate === "tool_call") {
+          throw e;
+        }
+        const { content: _, ...rest } = update as SessionUpdate & { content?: unknown[] };
+        const content = ((update as { content?: { type: string }[] }).content ?? [])
+          .filter((c) => c.type !== "diff");
+        await this.notify({ ...rest, content } as SessionUpdate, signal);
+      }
+    }
+  }
+
+  /** A file's text for a diff: null when absent, undefined when it cannot be had. */
+  async #readForDiff(path: string, signal?: AbortSignal): Promise<string | null | undefined> {
+    const max = Math.floor((this.#o.config.max_server_frame_bytes - 1024) / 7);
+    let onDisk: Deno.FileInfo | undefined;
+    try {
+      onDisk = await Deno.stat(path);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) return undefined;
+    }
+    if (this.#files.read) {
+      const timeout = AbortSignal.timeout(DIFF_READ_TIMEOUT_MS);
+      try {
+        const text = await this.#files.read(
+          path,
+          {},
+          signal ? AbortSignal.any([signal, timeout]) : timeout,
+        );
+        return utf8Length(text) <= max ? text : undefined;
+      } catch {
+        if (signal?.aborted) throw signal.reason;
+        return onDisk ? undefined : null;
+      }
+    }
+    if (!onDisk) return null;
+    if (!onDisk.isFile || onDisk.size > max) return undefined;
+    try {
+      return await Deno.readTextFile(path, signal ? { signal } : {});
+    } catch {
+      if (signal?.aborted) throw signal.reason;
+      return undefined;
+    }
+  }
+
+  /** An approval as `session/request_permission`, unless this exact call is always allowed. */
+  async #approve(request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+    if (this.#allowed.has(request.name, request.arguments)) return true;
+    const toolCall: RequestPermissionRequest["toolCall"] = {
+      toolCallId: request.call_id,
+      title: request.summary,
+      kind: toolKind(request.name),
+      status: "pending",
+      locations: toolLocations(request.name, request.arguments, request.cwd),
+    };
+    const params: RequestPermissionRequest = {
+      sessionId: this.id,
+      toolCall: { ...toolCall, rawInput: request.arguments },
+      options: [...PERMISSION_OPTIONS],
+    };
+    const max = this.#o.config.max_server_frame_bytes;
+    // The summary is bounded; the raw arguments may not fit beside it.
+    if (!fitsFrame({ jsonrpc: "2.0", id: 0, method: "x", params }, max)) params.toolCall = toolCall;
+    let outcome;
+    try {
+      outcome = (await this.#o.client.request("session/request_permission", params, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      })).outcome;
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      this.#o.log(
+        `scv-acp: session/request_permission failed, so the call is denied: ${errorText(e)}`,
+      );
+      return false;
+    }
+    switch (permissionDecision(outcome)) {
+      case "allow_always":
+        this.#allowed.remember(request.name, request.arguments);
+        return true;
+      case "allow_once":
+        return true;
+      case "reject":
+        return false;
+      case "cancelled":
+        // The client cancelled the prompt turn: it ends cancelled, not with a denial.
+        this.cancel();
+        throw signal.reason;
+    }
+  }
+}

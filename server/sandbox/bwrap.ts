@@ -1,0 +1,156 @@
+/**
+ * The Linux sandbox: bubblewrap (`bwrap`). The root file system is bound read-only, `/dev` and
+ * `/proc` are fresh (the PID namespace's `/proc` shows no process of scv or of the user), `/tmp`
+ * is a private tmpfs, the writable directories are bound read-write on top, `.git/hooks` and
+ * `.git/config` read-only again on top of those, and hidden paths are covered last. The command
+ * runs in its own PID namespace, so when its first process exits (or bwrap is killed, which
+ * `--die-with-parent` passes on) the kernel kills every process it started; `--new-session`
+ * keeps it from reaching scv's terminal.
+ *
+ * @module
+ */
+import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
+
+/** How long the probe may take before the sandbox counts as not working. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Longer paths first mount later, so that a deeper mount lands on top of a shallower one. */
+function depth(p: string): number {
+  return p.split("/").filter((s) => s !== "").length;
+}
+
+/**
+ * The `bwrap` arguments that run `argv` under `spec`. `--tmpfs /tmp` comes before the binds,
+ * so a workspace under `/tmp` is bound on top of the private `/tmp` rather than hidden by it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bwrapArgs } from "./bwrap.ts";
+ * const args = bwrapArgs({
+ *   mode: "workspace-write", workspace: "/w", writable: ["/w"], readOnly: [], hidden: [],
+ *   network: false,
+ * }, ["true"]);
+ * assert(args.join(" ").includes("--bind /w /w") && args.includes("--unshare-net"));
+ * ```
+ */
+export function bwrapArgs(spec: SandboxSpec, argv: readonly string[]): string[] {
+  const args = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+  ];
+  if (spec.mode === "workspace-write") {
+    for (const dir of [...spec.writable].sort((a, b) => depth(a) - depth(b))) {
+      args.push("--bind", dir, dir);
+    }
+  }
+  for (const p of spec.readOnly) args.push("--ro-bind", p, p);
+  for (const h of [...spec.hidden].sort((a, b) => depth(a.path) - depth(b.path))) {
+    if (h.directory) args.push("--tmpfs", h.path, "--remount-ro", h.path);
+    else args.push("--ro-bind", "/dev/null", h.path);
+  }
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  if (!spec.network) args.push("--unshare-net");
+  args.push("--die-with-parent", "--new-session", "--chdir", spec.workspace, "--", ...argv);
+  return args;
+}
+
+/** The first line of a process's stderr, for a reason. */
+function firstLine(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes.subarray(0, 4096)).trim();
+  return text.split("\n")[0] ?? "";
+}
+
+async function probeBwrap(): Promise<ProbeResult> {
+  const install = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: " +
+    'dnf install bubblewrap) or set "sandbox": "off"';
+  if (Deno.build.os !== "linux") {
+    return {
+      ok: false,
+      reason: `no OS sandbox for ${Deno.build.os} yet (bubblewrap is Linux only)`,
+      fix: 'set "sandbox": "off" (approval is then the only guard)',
+    };
+  }
+  const spec: SandboxSpec = {
+    mode: "read-only",
+    workspace: "/",
+    writable: [],
+    readOnly: [],
+    hidden: [],
+    network: false,
+  };
+  const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  let out: Deno.CommandOutput;
+  try {
+    const child = new Deno.Command("bwrap", {
+      args: bwrapArgs(spec, ["true"]),
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      clearEnv: true,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    }).spawn();
+    const kill = () => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    timeout.addEventListener("abort", kill, { once: true });
+    try {
+      out = await child.output();
+    } finally {
+      timeout.removeEventListener("abort", kill);
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      return {
+        ok: false,
+        reason: "bwrap (bubblewrap) is not installed or not on PATH",
+        fix: install,
+      };
+    }
+    if (err instanceof Deno.errors.NotCapable) {
+      return {
+        ok: false,
+        reason: "scv was started without --allow-run for bwrap, so it cannot start the sandbox",
+        fix: "add bwrap to --allow-run (--allow-run=bwrap)",
+      };
+    }
+    return { ok: false, reason: `bwrap could not be started: ${String(err)}`, fix: install };
+  }
+  if (timeout.aborted) {
+    return {
+      ok: false,
+      reason: `bwrap did not finish a trial run within ${PROBE_TIMEOUT_MS} ms`,
+      fix: 'check the bubblewrap installation, or set "sandbox": "off"',
+    };
+  }
+  if (!out.success) {
+    const why = firstLine(out.stderr) || `exit code ${out.code}`;
+    return {
+      ok: false,
+      reason: `bwrap cannot create its namespaces here (${why})`,
+      fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or " +
+        "on Ubuntu 24.04 an AppArmor profile for bwrap), run outside a container that forbids " +
+        'them, or set "sandbox": "off"',
+    };
+  }
+  return { ok: true, detail: "bubblewrap works (user, mount, PID and network namespaces)" };
+}
+
+/** The bubblewrap sandbox. */
+export const bwrapBackend: SandboxBackend = {
+  name: "bubblewrap",
+  executable: "bwrap",
+  probe: probeBwrap,
+  command: (spec, argv) => ({ command: "bwrap", args: bwrapArgs(spec, argv) }),
+};

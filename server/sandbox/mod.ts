@@ -1,0 +1,184 @@
+/**
+ * The sandbox `bash` runs in, as one object per server: built from the configuration and the
+ * cached probe, it says what `session.started` reports for a workspace and turns a command
+ * into the command line that runs it (sandboxed, directly, or not at all, with why).
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import { readEnv } from "../config.ts";
+import { bwrapBackend } from "./bwrap.ts";
+import {
+  buildSpec,
+  denoPermissions,
+  effectiveSandbox,
+  expandHome,
+  type LookupUnreadable,
+  type PermissionView,
+  type SandboxSettings,
+  scvDirectories,
+} from "./policy.ts";
+import { probeOnce } from "./probe.ts";
+import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
+
+export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
+
+/** What `session.started` carries as `sandbox`. */
+export type SandboxReport =
+  | { mode: "workspace-write" | "read-only"; network: boolean; reason?: string }
+  | { mode: "off"; reason: string };
+
+/** How one bash call is to be run. */
+export type PreparedCommand =
+  | { kind: "sandboxed"; command: string; args: string[]; spec: SandboxSpec }
+  | { kind: "direct" }
+  | { kind: "refused"; message: string };
+
+/** The sandbox of one server. */
+export interface Sandbox {
+  readonly settings: SandboxSettings;
+  /** The probe's answer; undefined when the mode is `off` (nothing was probed). */
+  readonly probe: ProbeResult | undefined;
+  /** Whether bash calls run inside the OS sandbox. */
+  readonly active: boolean;
+  /** The backend in use. */
+  readonly backend: SandboxBackend;
+  /** What `session.started` reports for `workspace` (physical). */
+  report(workspace: string): SandboxReport;
+  /** How to run `argv` in `workspace` (physical). */
+  prepare(workspace: string, argv: readonly string[]): Promise<PreparedCommand>;
+}
+
+/** The settings of `config`, with `~` and scv's own directories resolved from `env`. */
+export function sandboxSettings(
+  config: Config,
+  env: (name: string) => string | undefined = readEnv,
+): SandboxSettings {
+  const home = env("HOME");
+  return {
+    mode: config.sandbox,
+    network: config.sandbox_network,
+    writableRoots: config.sandbox_writable_roots,
+    denyRead: config.sandbox_deny_read.flatMap((p) => expandHome(p, home) ?? []),
+    scvDirs: scvDirectories(env),
+  };
+}
+
+const lookups = new Map<string, Promise<HiddenPath[]>>();
+
+/**
+ * Asks a read-only sandbox what exists at `paths` (their physical path and kind), once per
+ * process for each list: scv may not read them itself in a locked-down run.
+ */
+function sandboxLookup(backend: SandboxBackend): LookupUnreadable {
+  return (paths) => {
+    const key = paths.join("\0");
+    let found = lookups.get(key);
+    if (!found) {
+      found = (async () => {
+        const spec: SandboxSpec = {
+          mode: "read-only",
+          workspace: "/",
+          writable: [],
+          readOnly: [],
+          hidden: [],
+          network: false,
+        };
+        const script = 'for p; do r=$(readlink -f -- "$p") || continue; ' +
+          'if [ -d "$r" ]; then printf "d%s\\0" "$r"; elif [ -e "$r" ]; then printf "f%s\\0" "$r"; fi; done';
+        const { command, args } = backend.command(spec, ["/bin/sh", "-c", script, "sh", ...paths]);
+        try {
+          const out = await new Deno.Command(command, {
+            args,
+            stdin: "null",
+            stdout: "piped",
+            stderr: "null",
+            clearEnv: true,
+            env: { PATH: "/usr/bin:/bin" },
+          }).output();
+          return new TextDecoder().decode(out.stdout).split("\0").filter((s) => s.length > 1)
+            .map((s) => ({ path: s.slice(1), directory: s[0] === "d" }));
+        } catch {
+          return [];
+        }
+      })();
+      lookups.set(key, found);
+    }
+    return found;
+  };
+}
+
+/** Options of {@link openSandbox}, injectable for tests. */
+export interface OpenSandboxOptions {
+  backend?: SandboxBackend;
+  perms?: PermissionView;
+  env?: (name: string) => string | undefined;
+}
+
+/**
+ * Opens the sandbox of `config`: probes the backend (once per process) unless the mode is
+ * `off`.
+ */
+export async function openSandbox(
+  config: Config,
+  options: OpenSandboxOptions = {},
+): Promise<Sandbox> {
+  const backend = options.backend ?? bwrapBackend;
+  const perms = options.perms ?? denoPermissions;
+  const settings = sandboxSettings(config, options.env);
+  const probe = settings.mode === "off" ? undefined : await probeOnce(backend);
+  const active = probe?.ok === true;
+  const lookup = sandboxLookup(backend);
+  const canRunDirect = () =>
+    Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
+  return {
+    settings,
+    probe,
+    active,
+    backend,
+    report(workspace) {
+      if (settings.mode === "off") {
+        return { mode: "off", reason: '"sandbox" is "off" in the configuration' };
+      }
+      if (!probe?.ok) {
+        const reason = probe?.reason ?? "not probed";
+        return settings.mode === "auto"
+          ? { mode: "off", reason: `${reason}; commands run unsandboxed` }
+          : {
+            mode: "off",
+            reason: `"sandbox" is "${settings.mode}" but ${reason}; bash calls fail until ` +
+              `this is fixed (${probe?.fix ?? ""})`,
+          };
+      }
+      const asked = settings.mode === "read-only" ? "read-only" : "workspace-write";
+      const eff = effectiveSandbox(asked, settings.network, workspace, perms);
+      const report: SandboxReport = { mode: eff.mode, network: eff.network };
+      if (eff.notes.length > 0) report.reason = eff.notes.join("; ");
+      return report;
+    },
+    async prepare(workspace, argv) {
+      if (active) {
+        const spec = await buildSpec(settings, workspace, perms, lookup);
+        return { kind: "sandboxed", ...backend.command(spec, argv), spec };
+      }
+      if (settings.mode === "workspace-write" || settings.mode === "read-only") {
+        return {
+          kind: "refused",
+          message: `Cannot run the command: "sandbox" is "${settings.mode}" but the sandbox ` +
+            `cannot start here: ${probe?.reason ?? "not probed"}. To fix: ${probe?.fix ?? ""}`,
+        };
+      }
+      if (!canRunDirect()) {
+        const why = settings.mode === "off"
+          ? '"sandbox" is "off"'
+          : `the sandbox is off (${probe?.reason})`;
+        return {
+          kind: "refused",
+          message: `Permission denied: scv may run only sandboxed commands (--allow-run without ` +
+            `bash), and ${why}; start scv with --allow-run=bash or make the sandbox work`,
+        };
+      }
+      return { kind: "direct" };
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * From scv's settings and its own Deno permissions to what one sandboxed command may do. A
+ * sandbox never grants more than scv has: a directory scv may not write stays read-only inside,
+ * and the network is only shared when scv's own `--allow-net` is unscoped.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { SandboxMode } from "../config.ts";
+import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";
+
+/** The sandbox settings of the configuration, with `~` and scv's own directories resolved. */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  network: boolean;
+  writableRoots: readonly string[];
+  /** `sandbox_deny_read` with `~` expanded (entries needing an unknown home are dropped). */
+  denyRead: readonly string[];
+  /** scv's config and state directories: always hidden. */
+  scvDirs: readonly string[];
+}
+
+/** What scv itself may do, as Deno's permissions say (injectable for tests). */
+export interface PermissionView {
+  /** Whether scv may read `path` (and below). */
+  canRead(path: string): boolean;
+  /** Whether scv may write `path` (and below). */
+  canWrite(path: string): boolean;
+  /** Whether scv's `--allow-net` is granted for every host (not scoped, not absent). */
+  netUnscoped(): boolean;
+}
+
+/** The permission view of the running process. */
+export const denoPermissions: PermissionView = {
+  canRead: (p) => Deno.permissions.querySync({ name: "read", path: p }).state === "granted",
+  canWrite: (p) => Deno.permissions.querySync({ name: "write", path: p }).state === "granted",
+  netUnscoped: () => Deno.permissions.querySync({ name: "net" }).state === "granted",
+};
+
+/**
+ * Expands `~` and `~/...` with `home`; undefined when the path needs a home that is unknown.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { expandHome } from "./policy.ts";
+ * assert(expandHome("~/.ssh", "/home/u") === "/home/u/.ssh");
+ * assert(expandHome("~/.ssh", undefined) === undefined);
+ * ```
+ */
+export function expandHome(p: string, home: string | undefined): string | undefined {
+  if (p !== "~" && !p.startsWith("~/")) return p;
+  if (!home?.startsWith("/")) return undefined;
+  return p === "~" ? home : path.join(home, p.slice(2));
+}
+
+/**
+ * scv's config and state directories: `$XDG_CONFIG_HOME/scv` (else `~/.config/scv`) and
+ * `$XDG_STATE_HOME/scv` (else `~/.local/state/scv`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { scvDirectories } from "./policy.ts";
+ * const env: Record<string, string> = { HOME: "/h", XDG_STATE_HOME: "/s" };
+ * assert.deepEqual(scvDirectories((n) => env[n]), ["/h/.config/scv", "/s/scv"]);
+ * ```
+ */
+export function scvDirectories(env: (name: string) => string | undefined): string[] {
+  const home = env("HOME");
+  const dirs: string[] = [];
+  for (
+    const [xdg, fallback] of [["XDG_CONFIG_HOME", ".config"], ["XDG_STATE_HOME", ".local/state"]]
+  ) {
+    const base = env(xdg!);
+    if (base?.startsWith("/")) dirs.push(path.join(base, "scv"));
+    else if (home?.startsWith("/")) dirs.push(path.join(home, fallback!, "scv"));
+  }
+  return dirs;
+}
+
+/** Whether `p` is `root` or below it (both absolute, normalised). */
+export function within(root: string, p: string): boolean {
+  return p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** The physical path of `p`, or undefined when nothing is there (or it cannot be seen). */
+async function real(p: string): Promise<string | undefined> {
+  try {
+    return await Deno.realPath(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The effective mode and network of a workspace, with the reason when less than asked. */
+export interface EffectiveSandbox {
+  mode: ActiveSandboxMode;
+  network: boolean;
+  /** Why the sandbox is narrower than the settings ask, when it is. */
+  notes: string[];
+}
+
+/**
+ * The mode and network a workspace gets: `workspace-write` becomes `read-only` when scv may
+ * not write the workspace, and the network stays off unless scv's `--allow-net` is unscoped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { effectiveSandbox } from "./policy.ts";
+ * const e = effectiveSandbox("workspace-write", true, "/w", {
+ *   canRead: () => true, canWrite: () => false, netUnscoped: () => false,
+ * });
+ * assert(e.mode === "read-only" && e.network === false && e.notes.length === 2);
+ * ```
+ */
+export function effectiveSandbox(
+  mode: ActiveSandboxMode,
+  network: boolean,
+  workspace: string,
+  perms: PermissionView,
+): EffectiveSandbox {
+  const notes: string[] = [];
+  let effective = mode;
+  if (mode === "workspace-write" && !perms.canWrite(workspace)) {
+    effective = "read-only";
+    notes.push("scv may not write the workspace (--allow-write), so commands may not either");
+  }
+  let net = network;
+  if (network && !perms.netUnscoped()) {
+    net = false;
+    notes.push("scv's --allow-net is scoped or absent, so sandboxed commands get no network");
+  }
+  return { mode: effective, network: net, notes };
+}
+
+/**
+ * Finds what is at paths scv may not read itself (a locked-down run still hides `~/.ssh`): the
+ * physical path and kind of each that exists. The bubblewrap implementation asks a read-only
+ * sandbox; the answer reveals existence, never content.
+ */
+export type LookupUnreadable = (paths: readonly string[]) => Promise<HiddenPath[]>;
+
+/**
+ * The spec of one command in `workspace` (physical): the writable directories scv may write
+ * itself, `.git/hooks` and `.git/config` of each read-only (a missing `.git/hooks` is created
+ * first, so a command cannot plant one), and the hidden paths that exist and hold none of the
+ * writable directories.
+ */
+export async function buildSpec(
+  settings: SandboxSettings,
+  workspace: string,
+  perms: PermissionView,
+  lookup: LookupUnreadable,
+): Promise<SandboxSpec> {
+  const configured: ActiveSandboxMode = settings.mode === "read-only"
+    ? "read-only"
+    : "workspace-write";
+  const eff = effectiveSandbox(configured, settings.network, workspace, perms);
+  const writable: string[] = [];
+  if (eff.mode === "workspace-write") {
+    writable.push(workspace);
+    for (const root of settings.writableRoots) {
+      const r = await real(root);
+      if (r === undefined || !perms.canWrite(r)) continue;
+      try {
+        if (!(await Deno.stat(r)).isDirectory) continue;
+      } catch {
+        continue;
+      }
+      if (!writable.some((w) => within(w, r))) writable.push(r);
+    }
+  }
+  const readOnly: string[] = [];
+  for (const dir of writable) {
+    const git = path.join(dir, ".git");
+    try {
+      if (!(await Deno.lstat(git)).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    await Deno.mkdir(path.join(git, "hooks")).catch(() => {});
+    for (const name of ["hooks", "config"]) {
+      const r = await real(path.join(git, name));
+      if (r !== undefined && writable.some((w) => within(w, r))) readOnly.push(r);
+    }
+  }
+  const found: HiddenPath[] = [];
+  const unreadable: string[] = [];
+  for (const p of [...settings.denyRead, ...settings.scvDirs]) {
+    if (!perms.canRead(p)) {
+      unreadable.push(p);
+      continue;
+    }
+    const r = await real(p);
+    if (r === undefined) continue;
+    try {
+      found.push({ path: r, directory: (await Deno.stat(r)).isDirectory });
+    } catch {
+      continue;
+    }
+  }
+  if (unreadable.length > 0) found.push(...await lookup(unreadable));
+  const hidden: HiddenPath[] = [];
+  for (const h of found.sort((a, b) => a.path.length - b.path.length)) {
+    if (h.path === "/" || !h.path.startsWith("/")) continue;
+    // Hiding a directory that holds the workspace would hide the workspace too.
+    if (writable.some((w) => within(h.path, w)) || within(h.path, workspace)) continue;
+    if (hidden.some((x) => within(x.path, h.path))) continue;
+    hidden.push(h);
+  }
+  return { mode: eff.mode, workspace, writable, readOnly, hidden, network: eff.network };
+}

@@ -1,0 +1,48 @@
+/**
+ * The shape of an OS sandbox for `bash`: what one sandboxed command may do (a {@link
+ * SandboxSpec}), and the small interface a platform's implementation provides (a {@link
+ * SandboxBackend}: bubblewrap on Linux today; a macOS `sandbox-exec` profile could be another).
+ *
+ * @module
+ */
+
+/** A mode in which the sandbox is actually on. */
+export type ActiveSandboxMode = "workspace-write" | "read-only";
+
+/** A path hidden from sandboxed commands: a directory is covered by an empty one, a file by an empty file. */
+export interface HiddenPath {
+  path: string;
+  directory: boolean;
+}
+
+/** What one sandboxed command may do. Every path is absolute and physical (symlinks resolved). */
+export interface SandboxSpec {
+  mode: ActiveSandboxMode;
+  /** The workspace; the command's working directory. */
+  workspace: string;
+  /** Directories the command may write (the workspace and writable roots, for `workspace-write`). */
+  writable: readonly string[];
+  /** Existing paths inside writable directories that stay read-only (`.git/hooks`, `.git/config`). */
+  readOnly: readonly string[];
+  /** Existing paths the command cannot see. */
+  hidden: readonly HiddenPath[];
+  /** Whether the command may use the network. */
+  network: boolean;
+}
+
+/** The answer of a probe: whether the sandbox can start here, and if not, why and what to do. */
+export type ProbeResult =
+  | { ok: true; detail: string }
+  | { ok: false; reason: string; fix: string };
+
+/** One platform's sandbox. */
+export interface SandboxBackend {
+  /** A short name for messages, e.g. "bubblewrap". */
+  readonly name: string;
+  /** The executable Deno must be allowed to run (`--allow-run=...`). */
+  readonly executable: string;
+  /** Finds out whether the sandbox can start here; called once per process (see probe.ts). */
+  probe(): Promise<ProbeResult>;
+  /** The command line that runs `argv` inside the sandbox described by `spec`. */
+  command(spec: SandboxSpec, argv: readonly string[]): { command: string; args: string[] };
+}

@@ -1,0 +1,256 @@
+/**
+ * `scv acp` under bad input and at its ends: malformed JSON-RPC, unknown sessions and modes,
+ * failures, limits, and EOF with work in flight.
+ */
+import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
+import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
+import { AcpProcess, type AcpStartOptions } from "../../support/acp_process.ts";
+import type { MockScript } from "../../support/mock_openai.ts";
+import { RequestError } from "@agentclientprotocol/sdk";
+
+async function withAgent(
+  script: MockScript,
+  options: AcpStartOptions,
+  fn: (agent: AcpProcess, mock: MockOpenAI) => Promise<void>,
+): Promise<void> {
+  const mock = await MockOpenAI.start(script);
+  const agent = await AcpProcess.start({
+    ...options,
+    config: { base_url: mock.baseUrl, ...options.config },
+  });
+  try {
+    await fn(agent, mock);
+  } finally {
+    await agent.dispose();
+    await mock.close();
+  }
+}
+
+/** The JSON-RPC error a request is answered with. */
+async function errorOf(request: Promise<unknown>): Promise<RequestError> {
+  try {
+    await request;
+  } catch (e) {
+    if (e instanceof RequestError) return e;
+    throw e;
+  }
+  throw new Error("the request succeeded");
+}
+
+Deno.test("acp: a line that is not JSON gets -32700 and the connection goes on", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.sendRaw("{this is not json");
+    await agent.until(() => agent.responsesTo(null).length === 1);
+    assertEquals((agent.responsesTo(null)[0]!.error as { code: number }).code, -32700);
+    assertEquals((await agent.initialize()).protocolVersion, 1);
+  });
+});
+
+Deno.test("acp: a message that is not JSON-RPC gets -32600", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.sendRaw('{"id":1,"method":"initialize"}');
+    await agent.sendRaw('[{"jsonrpc":"2.0","id":2,"method":"initialize"}]');
+    await agent.until(() => agent.responsesTo(null).length === 2);
+    for (const r of agent.responsesTo(null)) {
+      assertEquals((r.error as { code: number }).code, -32600);
+    }
+  });
+});
+
+Deno.test("acp: a frame one byte over max_client_frame_bytes gets -32600 and the next one is served", async () => {
+  await withAgent([], { config: { max_client_frame_bytes: 200 } }, async (agent) => {
+    const pad = (n: number) =>
+      JSON.stringify({ jsonrpc: "2.0", method: "x/y", params: { p: "a".repeat(n) } });
+    const base = pad(0).length;
+    await agent.sendRaw(pad(201 - base));
+    await agent.until(() => agent.responsesTo(null).length === 1);
+    const [reply] = agent.responsesTo(null);
+    assertEquals((reply!.error as { code: number }).code, -32600);
+    assertMatch(
+      (reply!.error as { message: string }).message,
+      /frame of 201 bytes exceeds max_client_frame_bytes \(200\)/,
+    );
+    assertEquals((await agent.initialize()).protocolVersion, 1);
+  });
+});
+
+Deno.test("acp: an unknown method gets -32601", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.initialize();
+    assertEquals((await errorOf(agent.agent.request("session/teleport", {}))).code, -32601);
+  });
+});
+
+Deno.test("acp: a request before initialize gets -32600", async () => {
+  await withAgent([], {}, async (agent) => {
+    const e = await errorOf(agent.newSession("/tmp"));
+    assertEquals(e.code, -32600);
+    assertMatch(e.message, /initialize/);
+  });
+});
+
+Deno.test("acp: session/new with missing params or a relative, missing or file cwd gets -32602", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.initialize();
+    assertEquals((await errorOf(agent.agent.request("session/new", {}))).code, -32602);
+    const ws = await agent.workspace();
+    await Deno.writeTextFile(`${ws}/file`, "");
+    for (
+      const [cwd, why] of [["rel/dir", /absolute/], [`${ws}/nope`, /does not exist/], [
+        `${ws}/file`,
+        /not a directory/,
+      ]] as const
+    ) {
+      const e = await errorOf(agent.newSession(cwd));
+      assertEquals(e.code, -32602);
+      assertMatch(e.message, why);
+    }
+  });
+});
+
+Deno.test("acp: a prompt for an unknown session id is an error naming the session", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.initialize();
+    const e = await errorOf(agent.prompt("no-such-session", "hi"));
+    assertEquals(e.code, -32002);
+    assertEquals((e.data as { sessionId: string }).sessionId, "no-such-session");
+  });
+});
+
+Deno.test("acp: an empty prompt and an image prompt get -32602", async () => {
+  await withAgent([], {}, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    const empty = await errorOf(agent.prompt(sessionId, "  "));
+    assertEquals(empty.code, -32602);
+    assertMatch(empty.message, /prompt is empty/);
+    const image = await errorOf(
+      agent.prompt(sessionId, [{ type: "image", data: "AA==", mimeType: "image/png" }]),
+    );
+    assertEquals(image.code, -32602);
+  });
+});
+
+Deno.test("acp: an embedded resource's text reaches the model with the prompt", async () => {
+  await withAgent([text("Seen.")], {}, async (agent, mock) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    await agent.prompt(sessionId, [
+      { type: "text", text: "What does this do?" },
+      { type: "resource", resource: { uri: "file:///x/a.ts", text: "export const answer = 42;" } },
+    ]);
+    const user = mock.requests[0]!.body.messages.findLast((m) => m.role === "user");
+    assertMatch(String(user?.content), /What does this do\?[\s\S]*export const answer = 42;/);
+  });
+});
+
+Deno.test("acp: a second prompt while one runs gets -32600, and the first goes on", async () => {
+  const script = [{
+    kind: "stream" as const,
+    events: [{ choices: [{ index: 0, delta: { content: "wait" } }] }],
+    hang: true,
+  }];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    const first = agent.prompt(sessionId, "one");
+    await agent.until(() => agent.messageText(sessionId) === "wait");
+    assertEquals((await errorOf(agent.prompt(sessionId, "two"))).code, -32600);
+    await agent.agent.notify("session/cancel", { sessionId });
+    assertEquals((await first).stopReason, "cancelled");
+  });
+});
+
+Deno.test("acp: a provider error is a JSON-RPC error with the provider's message", async () => {
+  const script = [{
+    kind: "status" as const,
+    status: 401,
+    body: JSON.stringify({ error: { message: "Incorrect API key" } }),
+  }];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    const e = await errorOf(agent.prompt(sessionId, "hi"));
+    assertEquals(e.code, -32603);
+    assertMatch(e.message, /401.*Incorrect API key/);
+    assertEquals((e.data as { reason: string }).reason, "provider_error");
+  });
+});
+
+Deno.test("acp: step_limit stops the prompt with max_turn_requests", async () => {
+  const script = [toolCalls([{ id: "g1", name: "glob", arguments: { pattern: "*" } }])];
+  await withAgent(script, { config: { max_steps: 1 } }, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "look")).stopReason, "max_turn_requests");
+  });
+});
+
+Deno.test("acp: set_mode to never runs a write without asking; an unknown mode gets -32602", async () => {
+  const script = [
+    toolCalls([{ id: "w", name: "write_file", arguments: { path: "m.txt", content: "m" } }]),
+    text("ok"),
+  ];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const { sessionId, modes } = await agent.newSession(ws);
+    assertEquals(modes?.availableModes.map((m) => m.id).sort(), [
+      "always",
+      "auto",
+      "never",
+      "on-risk",
+    ]);
+    const bad = await errorOf(
+      agent.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
+    );
+    assertEquals(bad.code, -32602);
+    await agent.agent.request("session/set_mode", { sessionId, modeId: "never" });
+    assertEquals((await agent.prompt(sessionId, "write")).stopReason, "end_turn");
+    assertEquals(agent.permissionRequests.length, 0);
+    assertEquals(await Deno.readTextFile(`${ws}/m.txt`), "m");
+  });
+});
+
+Deno.test("acp: EOF during a running command ends the turn, the command and the agent", async () => {
+  const script = [
+    toolCalls([{
+      id: "s",
+      name: "bash",
+      arguments: { command: "echo $$ > pid.txt; exec sleep 600" },
+    }]),
+  ];
+  await withAgent(script, { config: { approval_policy: "never" } }, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const { sessionId } = await agent.newSession(ws);
+    const answer = agent.prompt(sessionId, "sleep").catch(() => undefined);
+    const pid = await agent.until(() => {
+      try {
+        const t = Deno.readTextFileSync(`${ws}/pid.txt`).trim();
+        return t === "" ? undefined : Number(t);
+      } catch {
+        return undefined;
+      }
+    });
+    // The command exists (as sleep) before the EOF.
+    await agent.until(() => {
+      try {
+        return Deno.readTextFileSync(`/proc/${pid}/cmdline`).startsWith("sleep");
+      } catch {
+        return false;
+      }
+    });
+    const status = await agent.close();
+    assertEquals(status.code, 0);
+    await answer;
+    let alive = true;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      alive = !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead, waiting to be reaped
+    } catch {
+      alive = false;
+    }
+    assert(!alive, `process ${pid} outlived the agent`);
+  });
+});

@@ -1,0 +1,295 @@
+/**
+ * Resuming recorded sessions over the real server: history, seq and configuration survive a
+ * restart; wrong cwd, unknown ids and `last` without sessions are refused with the contract's
+ * codes; one process at a time may hold a session.
+ */
+import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
+import { MockOpenAI, text } from "../../support/mock_openai.ts";
+import { startServer, startSession, waitFor, withStateDir, workspace } from "./support.ts";
+
+Deno.test("a resumed session continues seq and sends the earlier messages to the provider", async () => {
+  const mock = await MockOpenAI.start([text("one"), text("two"), text("three")]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const a = await startServer(state, mock.baseUrl);
+      let id: string;
+      let lastSeq: number;
+      try {
+        const started = await startSession(a, cwd);
+        id = started.session_id;
+        await a.runTurn(id, "first prompt");
+        const { done } = await a.runTurn(id, "second prompt");
+        lastSeq = done.seq;
+        assertEquals(await a.stop(), 0);
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl);
+      try {
+        const resumed = await startSession(b, cwd, id);
+        assertEquals(resumed.type, "session.started");
+        assertEquals(resumed.session_id, id);
+        assertEquals(resumed.resumed, true);
+        assertEquals(resumed.last_seq, lastSeq);
+        const { t, done } = await b.runTurn(id, "third prompt");
+        assertEquals(t.seq, lastSeq + 1);
+        assertEquals(done.type, "turn.completed");
+        const sent = mock.requests[2]!.body.messages.filter((m) => m.role !== "system");
+        assertEquals(sent.map((m) => [m.role, m.content]), [
+          ["user", "first prompt"],
+          ["assistant", "one"],
+          ["user", "second prompt"],
+          ["assistant", "two"],
+          ["user", "third prompt"],
+        ]);
+        assertEquals(b.schemaErrors, []);
+      } finally {
+        await b.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("resume last opens the newest session recorded for the cwd", async () => {
+  const mock = await MockOpenAI.start(() => text("ok"));
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const other = await workspace(state);
+      const a = await startServer(state, mock.baseUrl);
+      let newest: string;
+      try {
+        const older = (await startSession(a, cwd)).session_id;
+        await a.runTurn(older, "older");
+        newest = (await startSession(a, cwd)).session_id;
+        await a.runTurn(newest, "newest");
+        const elsewhere = (await startSession(a, other)).session_id;
+        await a.runTurn(elsewhere, "another directory, later");
+        await a.stop();
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl);
+      try {
+        const resumed = await startSession(b, cwd, "last");
+        assertEquals(resumed.session_id, newest);
+      } finally {
+        await b.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("resuming an unknown id is session_not_found and names the id", async () => {
+  const mock = await MockOpenAI.start([]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const s = await startServer(state, mock.baseUrl);
+      try {
+        const unknown = crypto.randomUUID();
+        const reply = await startSession(s, cwd, unknown);
+        assertEquals(reply.type, "error");
+        assertEquals(reply.code, "session_not_found");
+        assertMatch(reply.message, new RegExp(unknown));
+        const traversal = await startSession(s, cwd, "../../etc/passwd");
+        assertEquals(traversal.code, "session_not_found");
+        assertEquals(traversal.fatal, false);
+      } finally {
+        await s.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("resume last with no session recorded for the cwd is session_not_found", async () => {
+  const mock = await MockOpenAI.start([]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const s = await startServer(state, mock.baseUrl);
+      try {
+        const reply = await startSession(s, cwd, "last");
+        assertEquals(reply.type, "error");
+        assertEquals(reply.code, "session_not_found");
+        assertMatch(reply.message, /no recorded session/);
+      } finally {
+        await s.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("resuming a session recorded for another cwd is invalid_request", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const other = await workspace(state);
+      const a = await startServer(state, mock.baseUrl);
+      let id: string;
+      try {
+        id = (await startSession(a, cwd)).session_id;
+        await a.runTurn(id, "hello");
+        await a.stop();
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl);
+      try {
+        const reply = await startSession(b, other, id);
+        assertEquals(reply.type, "error");
+        assertEquals(reply.code, "invalid_request");
+        assertMatch(reply.message, /was recorded for/);
+        // The refusal released the file: the right directory still resumes it.
+        const ok = await startSession(b, cwd, id);
+        assertEquals(ok.type, "session.started");
+      } finally {
+        await b.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("a session open in one server cannot be resumed by another at the same time", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const a = await startServer(state, mock.baseUrl);
+      const b = await startServer(state, mock.baseUrl);
+      try {
+        const id = (await startSession(a, cwd)).session_id;
+        await a.runTurn(id, "hello");
+        const reply = await startSession(b, cwd, id);
+        assertEquals(reply.type, "error");
+        assertEquals(reply.code, "invalid_request");
+        assertMatch(reply.message, /open in another scv process/);
+        assertEquals(await a.stop(), 0);
+        const later = await startSession(b, cwd, id);
+        assertEquals(later.type, "session.started");
+      } finally {
+        await a.kill();
+        await b.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("session.configure's model and policy apply to the next turn and survive a resume", async () => {
+  const mock = await MockOpenAI.start(() => text("ok"));
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const a = await startServer(state, mock.baseUrl, { config: { model: "first-model" } });
+      let id: string;
+      try {
+        id = (await startSession(a, cwd)).session_id;
+        await a.send({
+          type: "session.configure",
+          request_id: "cfg",
+          session_id: id,
+          model: "second-model",
+          approval_policy: "always",
+        });
+        const configured = await a.nextOf("session.configured");
+        assertEquals(configured.model, "second-model");
+        assertEquals(configured.approval_policy, "always");
+        assertEquals(configured.seq, 1);
+        await a.runTurn(id, "hello");
+        assertEquals(mock.requests.at(-1)!.body.model, "second-model");
+        await a.stop();
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl, { config: { model: "first-model" } });
+      try {
+        const resumed = await startSession(b, cwd, id);
+        assertEquals(resumed.model, "second-model");
+        await b.runTurn(id, "again");
+        assertEquals(mock.requests.at(-1)!.body.model, "second-model");
+      } finally {
+        await b.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("session.configure refuses a turn in progress and an unknown policy", async () => {
+  const mock = await MockOpenAI.start([{ kind: "silent" }]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const s = await startServer(state, mock.baseUrl);
+      try {
+        const id = (await startSession(s, cwd)).session_id;
+        await s.send({
+          type: "session.configure",
+          request_id: "bad",
+          session_id: id,
+          approval_policy: "sometimes",
+        });
+        const bad = await s.next((e) => e.request_id === "bad");
+        assertEquals(bad.code, "invalid_request");
+        const t = await s.startTurn(id, "hang");
+        await s.send({ type: "session.configure", request_id: "busy", session_id: id, model: "x" });
+        const busy = await s.next((e) => e.request_id === "busy");
+        assertEquals(busy.code, "turn_active");
+        await s.cancelTurn(id, t.turn_id);
+      } finally {
+        await s.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("a session that never got a prompt leaves no file", async () => {
+  const mock = await MockOpenAI.start([]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const s = await startServer(state, mock.baseUrl);
+      try {
+        await startSession(s, cwd);
+        assertEquals(await s.stop(), 0);
+      } finally {
+        await s.kill();
+      }
+      await waitFor(async () => {
+        try {
+          await Deno.stat(state.sessions);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "the sessions directory");
+      const files = [...Deno.readDirSync(state.sessions)].map((e) => e.name)
+        .filter((n) => n.endsWith(".jsonl") && n !== "index.jsonl");
+      assertEquals(files, []);
+      assert((Deno.statSync(state.sessions).mode! & 0o777) === 0o700, "directory is 0700");
+    });
+  } finally {
+    await mock.close();
+  }
+});
