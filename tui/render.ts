@@ -14,6 +14,7 @@ import {
   type ClientState,
   contextPercent,
   formatTokens,
+  sandboxLabel,
   sessionDate,
   shownSessions,
   type TranscriptItem,
@@ -365,10 +366,13 @@ export function statusLine(state: ClientState, view: View): string {
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
   const room = width - displayWidth(label) - 1;
-  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - 6);
+  const sandbox = state.session?.sandbox;
+  const sb = sandbox ? ` · ${sandboxLabel(sandbox.mode)}` : "";
+  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - sb.length - 6);
   const candidates = [
-    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`,
-    `${state.model} · ${ctxText}`,
+    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}${sb}`,
+    `${state.model} · ${ctxText}${sb}`,
+    `${ctxText}${sb}`,
     ctxText,
     max ? `ctx ${contextPercent(ctx, max)}%` : "",
   ];
@@ -454,7 +458,11 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
       }
       return rows.map(bar);
     },
-    where: [bar(s.gray(truncate(`in ${sanitize(a.cwd)}`, cw)))],
+    where: [bar(s.gray(truncate(
+      `in ${sanitize(a.cwd)}` +
+        (a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed"),
+      cw,
+    )))],
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),

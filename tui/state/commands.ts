@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { contextPercent, formatTokens } from "./format.ts";
+import { contextPercent, formatTokens, mcpServerText } from "./format.ts";
 import {
   type ClientState,
   type CustomCommand,
@@ -46,6 +46,32 @@ function statusText(state: ClientState): string {
     (s ? ` (limits ${s.maxTranscriptItems} items, ${s.maxTranscriptBytes} bytes)` : ""),
     `Prompt history: ${state.history.entries.length} entries`,
     `Approval policy: ${state.approvalPolicy}` + allowRulesText(state),
+    ...sandboxText(state),
+    ...(s && s.mcpServers.length > 0
+      ? [`MCP servers (at session start): ${s.mcpServers.map(mcpServerText).join(" · ")}`]
+      : []),
+  ].join("\n");
+}
+
+function sandboxText(state: ClientState): string[] {
+  const sb = state.session?.sandbox;
+  if (!sb) return [];
+  if (sb.mode === "off") return [`Sandbox: off (${sb.reason}); approval is the only guard`];
+  return [
+    `Sandbox: ${sb.mode}, network ${sb.network ? "allowed" : "blocked"}` +
+    (sb.reason ? ` (${sb.reason})` : ""),
+  ];
+}
+
+function mcpText(state: ClientState): string {
+  const servers = state.session?.mcpServers ?? [];
+  if (servers.length === 0) {
+    return 'No MCP servers are configured ("mcp_servers" in the config adds them)';
+  }
+  return [
+    "MCP servers, as they stood when the session started:",
+    ...servers.map((m) => `  ${mcpServerText(m)}`),
+    "Their tools are offered to the model as mcp__<server>__<tool>.",
   ].join("\n");
 }
 
@@ -85,6 +111,7 @@ export const KEYS_HELP = [
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: "/help",
+    help: "this list",
     run(state) {
       notice(state, "info", helpText(state));
       return [];
@@ -107,12 +134,26 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: "/status",
+    help: "session, model, context, sandbox",
     run(state) {
       notice(state, "info", statusText(state));
       return [];
     },
   },
-  { name: "/quit", aliases: ["/exit"], run: () => [{ kind: "exit", status: 0 }] },
+  {
+    name: "/mcp",
+    help: "MCP servers",
+    run(state) {
+      notice(state, "info", mcpText(state));
+      return [];
+    },
+  },
+  {
+    name: "/quit",
+    aliases: ["/exit"],
+    help: "exit (also /exit)",
+    run: () => [{ kind: "exit", status: 0 }],
+  },
 ];
 
 /** The built-in command named `name` (with its slash, any case), if there is one. */
@@ -133,9 +174,10 @@ export function findCustomCommand(
 
 /** Help text of the built-ins: the commands from {@link SLASH_COMMANDS}, then the keys. */
 export const HELP_TEXT = [
-  "Commands: " +
-  SLASH_COMMANDS.map((c) => c.name + (c.args ? ` ${c.args}` : "") + (c.help ? ` (${c.help})` : ""))
-    .join("  "),
+  ...SLASH_COMMANDS.map((c, i) => {
+    const name = c.name + (c.args ? ` ${c.args}` : "");
+    return (i === 0 ? "Commands: " : "          ") + name.padEnd(24) + (c.help ?? "");
+  }),
   ...KEYS_HELP,
 ].join("\n");
 
@@ -147,11 +189,10 @@ export function helpText(state: ClientState): string {
   const custom = state.customCommands;
   if (custom.length === 0) return HELP_TEXT;
   const rows = custom.slice(0, MAX_HELP_CUSTOM).map((c, i) =>
-    (i === 0 ? "Custom: " : "        ") + `/${c.name}` +
-    (c.description ? ` · ${c.description}` : "")
+    (i === 0 ? "Custom:   " : "          ") + `/${c.name}`.padEnd(24) + c.description
   );
   if (custom.length > MAX_HELP_CUSTOM) {
-    rows.push(`        … ${custom.length - MAX_HELP_CUSTOM} more`);
+    rows.push(`          … ${custom.length - MAX_HELP_CUSTOM} more`);
   }
   return [HELP_TEXT, ...rows].join("\n");
 }

@@ -19,7 +19,7 @@ import {
 } from "./model.ts";
 import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
-import { toolSummary } from "./format.ts";
+import { mcpLine, toolSummary } from "./format.ts";
 import { allowingRule, describeRule } from "./always_allow.ts";
 import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
 import {
@@ -146,6 +146,8 @@ export const EVENT_HANDLERS: EventTable = {
         maxPromptHistoryBytes: event.max_prompt_history_bytes,
         maxPromptHistoryItems: event.max_prompt_history_items,
         resumed: event.resumed === true,
+        sandbox: event.sandbox,
+        mcpServers: event.mcp_servers ?? [],
       };
       state.model = event.model;
       state.cwd = event.cwd;
@@ -160,7 +162,12 @@ export const EVENT_HANDLERS: EventTable = {
         maxItems: event.max_prompt_history_items,
         maxBytes: event.max_prompt_history_bytes,
       });
-      return sessionSwitched(state, event, previous);
+      const effects = sessionSwitched(state, event, previous);
+      if (event.notice !== undefined) notice(state, "warn", event.notice);
+      if (event.mcp_servers && event.mcp_servers.length > 0) {
+        notice(state, "info", mcpLine(event.mcp_servers));
+      }
+      return effects;
     },
   },
   "session.list": { scope: "connection", apply: applySessionList },
@@ -279,6 +286,7 @@ export const EVENT_HANDLERS: EventTable = {
         risk: event.risk,
         cwd: event.cwd,
         summary: event.summary,
+        ...(event.sandboxed === undefined ? {} : { sandboxed: event.sandboxed }),
         choice: "approve",
       };
       phase(turn, "approval");

@@ -6,7 +6,13 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, SessionSummary } from "../../protocol/schema.ts";
+import type { Risk, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+
+/** Where `bash` runs in the session, as `session.started.sandbox` says. */
+export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
+
+/** A configured MCP server's state at session start. */
+export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
 
@@ -47,6 +53,8 @@ export interface PendingApproval {
   risk: Risk;
   cwd: string;
   summary: string;
+  /** Whether the call runs in the OS sandbox (bash, when the server says). */
+  sandboxed?: boolean;
   /** The highlighted choice, answered by Enter; `always` also keeps a rule for the session. */
   choice: "approve" | "deny" | "always";
 }
@@ -148,6 +156,10 @@ export interface SessionInfo {
   maxPromptHistoryItems: number;
   /** Reopened from its record by `resume`. */
   resumed: boolean;
+  /** Where `bash` runs; undefined when the server does not say (a v1 server). */
+  sandbox: SandboxInfo | undefined;
+  /** The MCP servers configured, as they stood at session start. */
+  mcpServers: readonly McpServerInfo[];
 }
 
 /** Requests of the session (not of a turn) whose reply the TUI waits for. */
