@@ -14,11 +14,17 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   // Fast path: the headless server is started by programs, often; skip commander for it.
-  const { parseServerArgs } = await import("./cli/fast_args.ts");
+  const { parseExecArgs, parseServerArgs } = await import("./cli/fast_args.ts");
   const serverFlags = parseServerArgs(args);
   if (serverFlags) {
     const { runServer } = await import("./cli/server_command.ts");
     return await runServer(serverFlags);
+  }
+  // Fast path: `scv exec` is scripted too, and its first byte is counted from spawn.
+  const execOptions = parseExecArgs(args);
+  if (execOptions) {
+    const { runExec } = await import("./cli/exec.ts");
+    return await runExec(execOptions);
   }
   const { parseCommandLine } = await import("./cli/command_line.ts");
   const cmd = await parseCommandLine(args);
@@ -40,6 +46,10 @@ async function main(args: string[]): Promise<number> {
     case "sessions": {
       const { runSessions } = await import("./cli/sessions_command.ts");
       return await runSessions(cmd.options);
+    }
+    case "sandbox-check": {
+      const { runSandboxCheck } = await import("./cli/sandbox_check.ts");
+      return await runSandboxCheck(cmd.options);
     }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");

@@ -49,13 +49,64 @@ export interface ExecIO {
   stderr: (text: string) => void;
 }
 
+/** Writes all of `text`, or gives up quietly: a closed terminal (SIGHUP) must not stop cleanup. */
+function writeAll(out: typeof Deno.stdout, text: string): void {
+  try {
+    const bytes = encoder.encode(text);
+    for (let off = 0; off < bytes.length;) off += out.writeSync(bytes.subarray(off));
+  } catch {
+    // The reader is gone.
+  }
+}
+
 const defaultIO: ExecIO = {
-  stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
-  stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
+  stdout: (t) => writeAll(Deno.stdout, t),
+  stderr: (t) => writeAll(Deno.stderr, t),
 };
 
+/** The signals that end `scv exec` the way a first Ctrl+C does: the turn is cancelled. */
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/**
+ * Stdout coalesced per event-loop task: a flood of deltas costs one write per batch instead of
+ * one per delta. Stderr goes out at once, after what stdout holds, so their order is kept.
+ */
+function coalesced(io: ExecIO): ExecIO & { flush: () => void } {
+  let pending = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    io.stdout(text);
+  };
+  return {
+    stdout: (text) => {
+      pending += text;
+      // One batch stays well under a pipe's buffer, so no write is ever huge.
+      if (pending.length >= 64 * 1024) flush();
+      else timer ??= setTimeout(flush, 0);
+    },
+    stderr: (text) => {
+      flush();
+      io.stderr(text);
+    },
+    flush,
+  };
+}
+
 /** Runs one turn; resolves with the exit status (0 completed, 1 failed, 130 cancelled). */
-export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Promise<number> {
+export async function runExec(options: ExecOptions, rawIO: ExecIO = defaultIO): Promise<number> {
+  const io = coalesced(rawIO);
+  try {
+    return await execTurn(options, io);
+  } finally {
+    io.flush();
+  }
+}
+
+async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }): Promise<number> {
   const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
   if (!config) return EXEC_EXIT.usage;
   let prompt = options.prompt;
@@ -92,35 +143,58 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
   const client = new PeonClient(s2c.readable, c2s.writable, {
     name: "scv-exec",
     maxFrameBytes: config.max_server_frame_bytes,
+    // The server runs in this process from the same schemas: checking its events again would
+    // cost a zod parse per delta.
+    validate: false,
   });
 
+  // SIGINT (Ctrl+C), SIGTERM and SIGHUP (the terminal closed) cancel the turn, so its tool
+  // processes are killed and the server shuts down in order; a second signal exits at once.
   let sigints = 0;
   let cancel: (() => void) | undefined;
-  const onSigint = () => {
+  const onSignal = (sig: typeof ENDING_SIGNALS[number]) => () => {
     sigints++;
-    if (sigints === 1 && cancel) {
-      io.stderr("\nscv exec: cancelling (press Ctrl+C again to exit at once)\n");
-      cancel();
+    if (sigints === 1) {
+      io.stderr(
+        sig === "SIGINT"
+          ? "\nscv exec: cancelling (press Ctrl+C again to exit at once)\n"
+          : `\nscv exec: ${sig}: cancelling\n`,
+      );
+      // Before the turn started, turn.started cancels it as soon as it comes.
+      cancel?.();
     } else {
+      io.flush();
       Deno.exit(EXEC_EXIT.cancelled);
     }
   };
-  let listening = false;
-  try {
-    Deno.addSignalListener("SIGINT", onSigint);
-    listening = true;
-  } catch {
-    // No signal support: cancellation only through the server's EOF.
+  const listeners: Array<[typeof ENDING_SIGNALS[number], () => void]> = [];
+  for (const sig of ENDING_SIGNALS) {
+    try {
+      const fn = onSignal(sig);
+      Deno.addSignalListener(sig, fn);
+      listeners.push([sig, fn]);
+    } catch {
+      // No signal support: cancellation only through the server's EOF.
+    }
   }
 
   try {
-    await client.initialize();
+    // Reasoning goes only into --json (plain output is the answer); notices go to stderr.
+    await client.initialize({ reasoning: options.json === true, notices: true });
     const session = await client.startSession(cwd, options.resume);
     // So the conversation can be continued: scv exec --session ID.
     io.stderr(
       `scv exec: session ${session.session_id}${session.resumed ? " (resumed)" : ""}\n`,
     );
     if (session.notice) io.stderr(`scv exec: ${session.notice}\n`);
+    if (session.sandbox?.mode === "off" && config.sandbox !== "off") {
+      io.stderr(
+        config.sandbox === "auto"
+          ? `scv exec: warning: the sandbox is off (${session.sandbox.reason}); bash commands ` +
+            `run with your full rights, approval is the only guard\n`
+          : `scv exec: warning: ${session.sandbox.reason}\n`,
+      );
+    }
     if (options.json) io.stdout(JSON.stringify(session) + "\n");
     const requestId = client.nextRequestId();
     let endsWithNewline = true;
@@ -133,7 +207,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
           return;
         }
         const ev: ServerEvent = input.event;
-        if (options.json) io.stdout(JSON.stringify(ev) + "\n");
+        // The frame as the server wrote it: no second JSON.stringify per event.
+        if (options.json) io.stdout(input.text + "\n");
         switch (ev.type) {
           case "error":
             if (ev.request_id === requestId || ev.fatal) {
@@ -172,7 +247,8 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
               `scv exec: denied ${ev.name} (${
                 oneLine(ev.summary)
               }): it needs approval (risk ${ev.risk}) ` +
-                `and exec cannot ask; rerun with --approval-policy never to allow it\n`,
+                `and exec cannot ask; rerun with --approval-policy never to allow it (or ` +
+                `--approval-policy auto: sandboxed bash and workspace writes run)\n`,
             );
             void client.send({
               type: "approval.resolve",
@@ -188,6 +264,9 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
               io.stderr(`${mark} ${ev.name}${first ? `: ${first}` : ""}\n`);
             }
             return;
+          case "turn.notice":
+            if (!options.json) io.stderr(`scv exec: notice: ${ev.message}\n`);
+            break;
           case "context.compacted":
             if (!options.json) {
               io.stderr(
@@ -229,6 +308,6 @@ export async function runExec(options: ExecOptions, io: ExecIO = defaultIO): Pro
     await server;
     return EXEC_EXIT.failed;
   } finally {
-    if (listening) Deno.removeSignalListener("SIGINT", onSigint);
+    for (const [sig, fn] of listeners) Deno.removeSignalListener(sig, fn);
   }
 }

@@ -5,19 +5,12 @@
  * @module
  */
 import { encodeFrame, NdjsonDecoderStream } from "./ndjson.ts";
-import {
-  type ClientMessage,
-  describeIssues,
-  PROTOCOL_VERSION,
-  SCV_VERSION,
-  ServerEvent,
-  type ServerEventOf,
-  type ServerEventType,
-} from "./schema.ts";
+import { PROTOCOL_VERSION, SCV_VERSION } from "./constants.ts";
+import type { ClientMessage, ServerEvent, ServerEventOf, ServerEventType } from "./schema.ts";
 
 /** What a client sees on its input: an event, a frame it could not take, or the end. */
 export type ClientInput =
-  | { kind: "event"; event: ServerEvent }
+  | { kind: "event"; event: ServerEvent; text: string }
   | { kind: "malformed"; reason: string; text?: string }
   | { kind: "closed"; error?: string };
 
@@ -50,6 +43,12 @@ export interface PeonClientOptions {
   /** Client name sent in `initialize`. */
   name?: string;
   version?: string;
+  /**
+   * Check every event against the protocol schema (default true). `false` trusts the server,
+   * for an in-process one built from the same schemas (`scv exec`): events are only
+   * JSON-parsed, and zod is not loaded for them.
+   */
+  validate?: boolean;
 }
 
 /**
@@ -90,6 +89,7 @@ export class PeonClient {
   >;
   #name: string;
   #version: string;
+  #validate: boolean;
 
   /** Starts reading `readable` at once; messages are written to `writable`. */
   constructor(
@@ -100,6 +100,7 @@ export class PeonClient {
     this.#writer = writable.getWriter();
     this.#name = options.name ?? "scv-client";
     this.#version = options.version ?? SCV_VERSION;
+    this.#validate = options.validate ?? true;
     // Server frames are at most 8 MiB by default; accept whatever the caller says.
     this.#reader = readable.pipeThrough(
       new NdjsonDecoderStream(options.maxFrameBytes ?? 8 * 1024 * 1024),
@@ -110,6 +111,8 @@ export class PeonClient {
   async #readLoop(): Promise<void> {
     let error: string | undefined;
     try {
+      // The schemas (and zod) load only where events are checked.
+      const schema = this.#validate ? await import("./schema.ts") : undefined;
       while (true) {
         const { value, done } = await this.#reader.read();
         if (done) break;
@@ -128,16 +131,22 @@ export class PeonClient {
           this.#emit({ kind: "malformed", reason: "frame is not JSON", text: value.text });
           continue;
         }
-        const parsed = ServerEvent.safeParse(json);
+        if (!schema) {
+          if (typeof (json as { type?: unknown } | null)?.type !== "string") {
+            this.#emit({ kind: "malformed", reason: "frame has no type", text: value.text });
+          } else this.#emit({ kind: "event", event: json as ServerEvent, text: value.text });
+          continue;
+        }
+        const parsed = schema.ServerEvent.safeParse(json);
         if (!parsed.success) {
           this.#emit({
             kind: "malformed",
-            reason: `unexpected event: ${describeIssues(parsed.error)}`,
+            reason: `unexpected event: ${schema.describeIssues(parsed.error)}`,
             text: value.text.slice(0, 200),
           });
           continue;
         }
-        this.#emit({ kind: "event", event: parsed.data });
+        this.#emit({ kind: "event", event: parsed.data, text: value.text });
       }
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
@@ -214,12 +223,15 @@ export class PeonClient {
     return await reply;
   }
 
-  /** Sends `initialize` and waits for `initialized`. */
-  initialize(): Promise<ServerEventOf<"initialized">> {
+  /** Sends `initialize` (asking for the optional events in `capabilities`) and waits for `initialized`. */
+  initialize(
+    capabilities?: { reasoning?: boolean; notices?: boolean },
+  ): Promise<ServerEventOf<"initialized">> {
     return this.request({
       type: "initialize",
       protocol_version: PROTOCOL_VERSION,
       client: { name: this.#name, version: this.#version },
+      ...(capabilities ? { capabilities } : {}),
     }, ["initialized"]);
   }
 

@@ -12,6 +12,7 @@ export interface InitializeFields {
   request_id: string;
   protocol_version: number;
   client?: { name: string; version: string };
+  capabilities?: { reasoning?: boolean; notices?: boolean };
 }
 
 /**
@@ -31,7 +32,7 @@ export function checkInitialize(
   value: Record<string, unknown>,
 ): { ok: true; message: InitializeFields } | { ok: false; error: string } {
   if (value.type !== "initialize") return { ok: false, error: `"type": must be "initialize"` };
-  const { request_id, protocol_version, client } = value;
+  const { request_id, protocol_version, client, capabilities } = value;
   if (typeof request_id !== "string" || request_id === "") {
     return { ok: false, error: `"request_id": must be a non-empty string` };
   }
@@ -49,6 +50,21 @@ export function checkInitialize(
       return { ok: false, error: `"client.version": must be a string` };
     }
     message.client = { name, version };
+  }
+  if (capabilities !== undefined) {
+    if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+      return { ok: false, error: `"capabilities": must be an object` };
+    }
+    const { reasoning, notices } = capabilities as Record<string, unknown>;
+    const caps: { reasoning?: boolean; notices?: boolean } = {};
+    for (const [name, v] of [["reasoning", reasoning], ["notices", notices]] as const) {
+      if (v === undefined) continue;
+      if (typeof v !== "boolean") {
+        return { ok: false, error: `"capabilities.${name}": must be a boolean` };
+      }
+      caps[name] = v;
+    }
+    message.capabilities = caps;
   }
   return { ok: true, message };
 }

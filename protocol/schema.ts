@@ -34,6 +34,14 @@ export const InitializeMessage = z.object({
   protocol_version: z.number().int(),
   /** Omitted: the client did not say who it is; only used for diagnostics. */
   client: z.object({ name: z.string(), version: z.string() }).optional(),
+  /**
+   * scv 0.2: optional events the client wants. `reasoning`: `assistant.reasoning.delta`;
+   * `notices`: `turn.notice`. Omitted (or false): none of them is sent.
+   */
+  capabilities: z.object({
+    reasoning: z.boolean().optional(),
+    notices: z.boolean().optional(),
+  }).optional(),
 });
 
 /** `session.start`: opens a session on an absolute workspace directory. */
@@ -236,6 +244,27 @@ export const AssistantDeltaEvent = z.object({
   content: z.string(),
 });
 
+/**
+ * scv 0.2 `assistant.reasoning.delta`: append-only streamed reasoning ("thinking") text, sent
+ * only to clients that asked with `capabilities.reasoning`. Never part of assistant text.
+ */
+export const AssistantReasoningDeltaEvent = z.object({
+  type: z.literal("assistant.reasoning.delta"),
+  ...turnEnvelope,
+  content: z.string(),
+});
+
+/**
+ * scv 0.2 `turn.notice`: something the user should know about the turn (e.g. the model cannot
+ * use tools, so it answers without them), sent only to clients that asked with
+ * `capabilities.notices`.
+ */
+export const TurnNoticeEvent = z.object({
+  type: z.literal("turn.notice"),
+  ...turnEnvelope,
+  message: z.string(),
+});
+
 /** `assistant.completed`: the canonical complete message of one provider call. */
 export const AssistantCompletedEvent = z.object({
   type: z.literal("assistant.completed"),
@@ -431,6 +460,8 @@ export const SERVER_EVENTS = {
   "session.started": SessionStartedEvent,
   "turn.started": TurnStartedEvent,
   "assistant.delta": AssistantDeltaEvent,
+  "assistant.reasoning.delta": AssistantReasoningDeltaEvent,
+  "turn.notice": TurnNoticeEvent,
   "assistant.completed": AssistantCompletedEvent,
   "tool.proposed": ToolProposedEvent,
   "approval.requested": ApprovalRequestedEvent,
@@ -455,6 +486,8 @@ export const ServerEvent = z.discriminatedUnion("type", [
   SessionStartedEvent,
   TurnStartedEvent,
   AssistantDeltaEvent,
+  AssistantReasoningDeltaEvent,
+  TurnNoticeEvent,
   AssistantCompletedEvent,
   ToolProposedEvent,
   ApprovalRequestedEvent,

@@ -13,6 +13,8 @@ import type { ServerEventOf, ServerEventType } from "./schema.ts";
 export const TURN_EVENT_TYPES = [
   "turn.started",
   "assistant.delta",
+  "assistant.reasoning.delta",
+  "turn.notice",
   "assistant.completed",
   "tool.proposed",
   "approval.requested",

@@ -31,11 +31,47 @@ export const SANDBOX_MODES: readonly SandboxMode[] = [
 /** The most entries a list-valued setting may hold (each list is copied into every bash call). */
 export const MAX_LIST_ENTRIES = 256;
 
+/** The wire APIs a `provider` may name. */
+export type ProviderKind = "openai-chat" | "openai-responses" | "anthropic";
+
+/** The providers, in the order help texts list them. */
+export const PROVIDER_KINDS: readonly ProviderKind[] = [
+  "openai-chat",
+  "openai-responses",
+  "anthropic",
+];
+
+/** The most headers `provider_headers` may hold. */
+export const MAX_PROVIDER_HEADERS = 64;
+
+/** Defaults that depend on the provider (CONTRACT.md: Anthropic has its own). */
+export const PROVIDER_DEFAULTS: Readonly<
+  Record<ProviderKind, { base_url: string; api_key_env: string; base_url_env: string }>
+> = Object.freeze({
+  "openai-chat": {
+    base_url: "https://api.openai.com/v1",
+    api_key_env: "OPENAI_API_KEY",
+    base_url_env: "OPENAI_BASE_URL",
+  },
+  "openai-responses": {
+    base_url: "https://api.openai.com/v1",
+    api_key_env: "OPENAI_API_KEY",
+    base_url_env: "OPENAI_BASE_URL",
+  },
+  "anthropic": {
+    base_url: "https://api.anthropic.com/v1",
+    api_key_env: "ANTHROPIC_API_KEY",
+    base_url_env: "ANTHROPIC_BASE_URL",
+  },
+});
+
 /** The fully resolved configuration. */
 export interface Config {
   model: string;
   base_url: string;
   api_key_env: string;
+  provider: ProviderKind;
+  provider_headers: Readonly<Record<string, string>>;
   context_max_tokens: number;
   max_steps: number;
   approval_policy: ApprovalPolicy;
@@ -70,6 +106,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   model: "gpt-4.1-mini",
   base_url: "https://api.openai.com/v1",
   api_key_env: "OPENAI_API_KEY",
+  provider: "openai-chat",
+  provider_headers: Object.freeze({}),
   context_max_tokens: 128000,
   max_steps: 32,
   approval_policy: "on-risk",
@@ -148,6 +186,48 @@ function userPath(p: string): boolean {
 }
 
 /**
+ * Whether a string looks like an API key rather than the name of a variable holding one: a
+ * known key prefix, or long with lower-case letters and digits (variable names are upper case).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { looksLikeSecret } from "./config.ts";
+ * assert(looksLikeSecret("sk-proj-abc123"));
+ * assert(!looksLikeSecret("OPENAI_API_KEY"));
+ * ```
+ */
+export function looksLikeSecret(v: string): boolean {
+  if (/^(?:sk-|sk_|rk_|pk_|gsk_|xai-|hf_|ghp_|gho_|github_pat_|AIza|nvapi-|pplx-|r8_)/.test(v)) {
+    return true;
+  }
+  return v.length >= 24 && /[a-z]/.test(v) && /[0-9]/.test(v) && /[A-Za-z0-9]{16}/.test(v);
+}
+
+/** `api_key_env`: a variable name, never echoed when it is not one (it may be a pasted key). */
+const apiKeyEnv: KeyRule = {
+  expected: "must be an environment variable name " +
+    "(letters, digits and _, not starting with a digit) that holds the key, not the key itself",
+  valid: (v) => envName.valid(v) && !looksLikeSecret(v as string),
+};
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `provider_headers`: header names to string values without line breaks. */
+const providerHeaders: KeyRule = {
+  expected: `must be an object of at most ${MAX_PROVIDER_HEADERS} HTTP header names ` +
+    "to string values without line breaks",
+  valid: (v) =>
+    typeof v === "object" && v !== null && !Array.isArray(v) &&
+    Object.keys(v).length <= MAX_PROVIDER_HEADERS &&
+    Object.entries(v).every(([name, value]) =>
+      HEADER_NAME.test(name) && typeof value === "string" && !/[\r\n\0]/.test(value) &&
+      value.length <= 8192
+    ),
+};
+
+/**
  * Every config key and its rule. A plain table rather than a zod schema: importing zod costs
  * about 35 ms, most of the server's start budget, and the config is read before the handshake.
  */
@@ -157,7 +237,12 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     expected: "must be an absolute http(s) URL",
     valid: (v) => typeof v === "string" && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
   },
-  api_key_env: envName,
+  api_key_env: apiKeyEnv,
+  provider: {
+    expected: 'must be one of "openai-chat", "openai-responses", "anthropic"',
+    valid: (v) => (PROVIDER_KINDS as readonly unknown[]).includes(v),
+  },
+  provider_headers: providerHeaders,
   context_max_tokens: positiveInt,
   max_steps: positiveInt,
   approval_policy: {
@@ -224,8 +309,33 @@ export interface ConfigSources {
   notice?: (line: string) => void;
 }
 
-function describeValue(v: unknown): string {
+/** What is wrong with a `provider_headers` object, naming the header but never its value. */
+function badHeader(v: object): string {
+  const entries = Object.entries(v);
+  if (entries.length > MAX_PROVIDER_HEADERS) return `${entries.length} headers`;
+  for (const [name, value] of entries) {
+    const shown = JSON.stringify(name.length > 60 ? name.slice(0, 57) + "..." : name);
+    if (!HEADER_NAME.test(name)) return `the header name ${shown}`;
+    if (typeof value !== "string") return `a ${typeof value} for header ${shown}`;
+    if (value.length > 8192) return `a value of ${value.length} characters for header ${shown}`;
+    return `a value with a line break for header ${shown} (not shown)`;
+  }
+  return "an object";
+}
+
+/** Keys whose invalid value is never quoted back (it may be a secret pasted in the wrong key). */
+const UNQUOTED_KEYS: ReadonlySet<string> = new Set(["api_key_env", "provider_headers"]);
+
+function describeValue(v: unknown, key?: string): string {
   if (v === undefined) return "nothing";
+  if (key !== undefined && UNQUOTED_KEYS.has(key)) {
+    if (typeof v === "string") {
+      return looksLikeSecret(v)
+        ? `a value of ${v.length} characters that looks like a key (not shown)`
+        : `a string of ${v.length} characters (not shown)`;
+    }
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) return badHeader(v);
+  }
   // JSON has no Infinity: 1e400 parses to it, and JSON.stringify would call it null.
   if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
@@ -267,7 +377,7 @@ export function validateConfigObject(value: unknown, source: string): Partial<Co
     }
     if (!rule.valid(v)) {
       throw new ConfigError(
-        `Cannot load config ${source}: "${key}" ${rule.expected}, got ${describeValue(v)}`,
+        `Cannot load config ${source}: "${key}" ${rule.expected}, got ${describeValue(v, key)}`,
       );
     }
     if (rule.normalize) {
@@ -407,6 +517,8 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
   const read = sources.readTextFile ?? defaultReadTextFile;
   const config: Config = { ...DEFAULT_CONFIG };
   const files: Array<[string, boolean]> = [];
+  /** Keys a file set: provider-specific defaults never override them. */
+  const explicit = new Set<string>();
   const user = userConfigPath(env);
   if (user) files.push([user, false]);
   const fromEnv = env("SCV_CONFIG");
@@ -432,12 +544,20 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
       continue;
     }
     const { mcp_servers, ...rest } = parseConfigText(text, path);
+    for (const key of Object.keys(rest)) explicit.add(key);
     Object.assign(config, rest);
     // Merged by name, so a --config file adding one server keeps the user's others.
     if (mcp_servers) config.mcp_servers = { ...config.mcp_servers, ...mcp_servers };
   }
+  // The provider's own defaults and base URL variable (ANTHROPIC_BASE_URL for Anthropic), so
+  // switching providers needs one key; a value a file gave always wins.
+  const byProvider = PROVIDER_DEFAULTS[config.provider];
+  if (!explicit.has("base_url")) config.base_url = byProvider.base_url;
+  if (!explicit.has("api_key_env")) config.api_key_env = byProvider.api_key_env;
   // Each variable is its own source, so an error names the variable that holds the bad value.
-  for (const [name, key] of [["SCV_MODEL", "model"], ["OPENAI_BASE_URL", "base_url"]] as const) {
+  for (
+    const [name, key] of [["SCV_MODEL", "model"], [byProvider.base_url_env, "base_url"]] as const
+  ) {
     const value = env(name);
     if (value === undefined) continue;
     Object.assign(

@@ -194,6 +194,7 @@ export class Connection {
       mcp: o.mcp,
       sandbox: o.sandbox,
       initialized: false,
+      capabilities: {},
       store: o.sessions,
       tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),

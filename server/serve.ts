@@ -7,6 +7,7 @@
 import { type Config, readEnv } from "./config.ts";
 import { Connection, type ConnectionDeps } from "./connection.ts";
 import type { Provider } from "./provider/types.ts";
+import { providerSecretEnv } from "./provider/secret_env.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { McpHost, type McpServerStatus } from "./mcp/host.ts";
 import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
@@ -39,17 +40,13 @@ export interface ServeOptions {
   sessions?: SessionStore | null;
 }
 
-/** Builds the configured provider: OpenAI Chat Completions at `base_url`. */
+/** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
 export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = readEnv,
 ): Promise<Provider> {
-  const { OpenAIProvider } = await import("./provider/openai.ts");
-  return new OpenAIProvider({
-    baseUrl: config.base_url,
-    apiKey: env(config.api_key_env) || undefined,
-    idleTimeoutMs: config.provider_timeout_ms,
-  });
+  const { providerFromConfig } = await import("./provider/from_config.ts");
+  return await providerFromConfig(config, env);
 }
 
 /**
@@ -76,7 +73,7 @@ export function serve(options: ServeOptions): Promise<number> {
   const mcp = McpHost.create({
     servers: config.mcp_servers,
     env,
-    secretEnv: [config.api_key_env],
+    secretEnv: providerSecretEnv(config),
     log,
     ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
   });
@@ -109,7 +106,7 @@ export function serve(options: ServeOptions): Promise<number> {
         ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,
         systemPrompt: buildSystemPrompt,
-        secretEnv: [config.api_key_env],
+        secretEnv: providerSecretEnv(config),
       };
     })();
   const sessions = options.sessions === undefined

@@ -28,6 +28,10 @@ export interface AgentDeps {
   systemPrompt: string;
   /** Names of environment variables that must not reach tools (the API key's). */
   secretEnv: readonly string[];
+  /** The front-end shows reasoning: emit `assistant.reasoning.delta` (default: none). */
+  reasoning?: boolean;
+  /** The front-end shows notices: emit `turn.notice` (default: none). */
+  notices?: boolean;
   /**
    * Called before every provider call: brings `tools` up to date (MCP servers still starting
    * are waited for, at most their startup timeout; changed tool lists are applied).

@@ -146,6 +146,20 @@ async function callProvider(
         } catch (e) {
           throw responseLimit(e, "assistant delta");
         }
+      } else if (ev.type === "reasoning") {
+        if (!deps.reasoning) continue;
+        try {
+          await turn.emit("assistant.reasoning.delta", { content: ev.text }, signal);
+        } catch (e) {
+          throw responseLimit(e, "reasoning delta");
+        }
+      } else if (ev.type === "notice") {
+        if (!deps.notices) continue;
+        try {
+          await turn.emit("turn.notice", { message: ev.message }, signal);
+        } catch (e) {
+          throw responseLimit(e, "notice");
+        }
       } else if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
       else if (ev.type === "done") {
         response = { content, message: ev.message, ...(usage ? { usage } : {}) };

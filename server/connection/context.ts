@@ -62,6 +62,8 @@ export interface ConnectionContext {
   readonly sandbox: (() => Promise<(workspace: string) => SandboxReport>) | undefined;
   /** Whether `initialize` succeeded. */
   initialized: boolean;
+  /** The optional turn events the client asked for in `initialize` (scv 0.2). */
+  capabilities: { reasoning?: boolean | undefined; notices?: boolean | undefined };
   /** Where sessions are recorded and resumed from; undefined: not recorded. */
   readonly store: SessionStore | undefined;
   /** The tools, once a turn loaded them (for the summaries of recorded tool calls). */

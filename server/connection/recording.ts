@@ -58,6 +58,9 @@ function viewOf(session: Session, config: Config): RecordedSessionView {
     get approvalPolicy() {
       return sessionPolicy(session, config);
     },
+    get configured() {
+      return session.model !== undefined || session.approvalPolicy !== undefined;
+    },
   };
 }
 
@@ -75,11 +78,21 @@ function summarizer(cx: ConnectionContext) {
   };
 }
 
+/**
+ * How large a session file may grow before it is rewritten as a snapshot: four times the
+ * history bound (the history is what a snapshot holds), within 1 MiB and 128 MiB, so it always
+ * stays readable (`MAX_SESSION_FILE_BYTES`).
+ */
+export function maxFileBytes(config: Config): number {
+  return Math.min(128 * 1024 * 1024, Math.max(1024 * 1024, 4 * config.max_history_bytes));
+}
+
 /** Gives a new session its recorder (which writes nothing until the first prompt). */
 export function attachRecorder(session: Session, cx: ConnectionContext): void {
   session.recorder = new Recorder(viewOf(session, cx.config), {
     store: cx.store,
     summarize: summarizer(cx),
+    maxFileBytes: maxFileBytes(cx.config),
     log: cx.log,
   });
 }
@@ -170,6 +183,7 @@ export async function resumeSession(
       toolMeta: state.toolMeta,
     },
     summarize: summarizer(cx),
+    maxFileBytes: maxFileBytes(cx.config),
     log: cx.log,
   });
   // A crash may have cut a tool call off before its result: answer it so the next request is

@@ -1,6 +1,6 @@
 /**
  * Token accounting for prompts. OpenAI models whose tokenizer is `o200k_base` are counted with
- * it (loaded lazily: importing it takes a few hundred milliseconds, too long for startup);
+ * it (built lazily in a worker, see `o200k.ts`: it takes a few hundred milliseconds);
  * every other model gets an honest estimate of one token per four UTF-8 bytes. Either way a
  * provider's reported `prompt_tokens` calibrates later counts.
  *
@@ -108,19 +108,14 @@ function boundedRuns(count: TextTokenCounter): TextTokenCounter {
 let o200kLoad: Promise<TextTokenCounter | undefined> | undefined;
 let o200kCount: TextTokenCounter | undefined;
 
-/** Entries kept in the tokenizer's merge cache (an LRU of word → tokens). */
-export const O200K_MERGE_CACHE_ENTRIES = 10_000;
-
-/** Imports `o200k_base` once per process; resolves `undefined` if it cannot be loaded. */
+/**
+ * Builds the compact `o200k_base` tables once per process, in a worker (see `o200k.ts`: ~5 MB
+ * kept instead of gpt-tokenizer's ~60 MB); resolves `undefined` if they cannot be built.
+ */
 function loadO200k(): Promise<TextTokenCounter | undefined> {
-  o200kLoad ??= import("gpt-tokenizer/encoding/o200k_base").then(
-    (mod) => {
-      // Tool output may contain "<|endoftext|>" and such: count it as text, never reject it.
-      const options = { disallowedSpecial: new Set<string>() };
-      // The tokenizer's merge cache is an LRU of 100,000 entries by default; a long session
-      // fills it with one-off words. A smaller bound keeps the server's memory flat.
-      mod.setMergeCacheSize?.(O200K_MERGE_CACHE_ENTRIES);
-      o200kCount = boundedRuns((text) => mod.countTokens(text, options));
+  o200kLoad ??= import("./o200k.ts").then((mod) => mod.loadO200kCounter()).then(
+    (counter) => {
+      o200kCount = boundedRuns((text) => counter.count(text));
       return o200kCount;
     },
     () => undefined,

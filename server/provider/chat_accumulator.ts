@@ -81,7 +81,14 @@ export class ChatAccumulator {
 
   /** Takes one parsed chunk. */
   push(chunk: unknown): ProviderEvent[] {
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return [];
+    if (Array.isArray(chunk)) {
+      // Gemini's endpoint reports an error mid-stream as a list of Google error objects.
+      if (chunk.some((c) => typeof c === "object" && c !== null && "error" in c)) {
+        throw reported(chunk);
+      }
+      return [];
+    }
+    if (typeof chunk !== "object" || chunk === null) return [];
     const c = chunk as Record<string, unknown>;
     if (c.error !== undefined && c.error !== null) throw reported(c.error);
     if (c.object === "error") throw reported(c);
@@ -104,18 +111,10 @@ export class ChatAccumulator {
     const r = viaContent ? rc : delta.reasoning;
     if (typeof r === "string" && r.length > 0) {
       if (viaContent) this.#reasoningContent = true;
-      const n = utf8Length(r);
-      if (this.#reasoningBytes + n > this.#limits.maxTextBytes) {
-        throw new ProviderError(
-          "response_limit",
-          `Reasoning text exceeded ${this.#limits.maxTextBytes} bytes`,
-        );
-      }
-      this.#reasoningBytes += n;
-      this.#reasoning += r;
-      out.push({ type: "reasoning", text: r });
+      this.#addReasoning(r, out);
     }
-    const content = delta.content;
+    let content = delta.content;
+    if (Array.isArray(content)) content = this.#parts(content, out);
     if (typeof content === "string" && content.length > 0) {
       const n = utf8Length(content);
       if (this.#textBytes + n > this.#limits.maxTextBytes) {
@@ -133,6 +132,43 @@ export class ChatAccumulator {
         if (tc && typeof tc === "object") this.#toolDelta(tc as Record<string, unknown>);
       }
     }
+  }
+
+  /**
+   * Content sent as a list of parts (Mistral's reasoning models): thinking parts stream as
+   * reasoning, text parts are returned as the text.
+   */
+  #parts(parts: unknown[], out: ProviderEvent[]): string {
+    let text = "";
+    for (const p of parts) {
+      if (typeof p === "string") text += p;
+      if (typeof p !== "object" || p === null) continue;
+      const part = p as Record<string, unknown>;
+      if (part.type === "text" && typeof part.text === "string") text += part.text;
+      else if (part.type === "thinking") {
+        const t = part.thinking;
+        const thought = typeof t === "string"
+          ? t
+          : Array.isArray(t)
+          ? t.map((x) => typeof x?.text === "string" ? x.text : "").join("")
+          : "";
+        if (thought) this.#addReasoning(thought, out);
+      }
+    }
+    return text;
+  }
+
+  #addReasoning(r: string, out: ProviderEvent[]): void {
+    const n = utf8Length(r);
+    if (this.#reasoningBytes + n > this.#limits.maxTextBytes) {
+      throw new ProviderError(
+        "response_limit",
+        `Reasoning text exceeded ${this.#limits.maxTextBytes} bytes`,
+      );
+    }
+    this.#reasoningBytes += n;
+    this.#reasoning += r;
+    out.push({ type: "reasoning", text: r });
   }
 
   #toolDelta(tc: Record<string, unknown>): void {

@@ -18,6 +18,27 @@ const MAX_ERROR_BODY = 16 * 1024;
 /** The provider's message in an error is cut to this many characters (after redaction). */
 export const MAX_ERROR_DETAIL_CHARS = 2000;
 
+/**
+ * The endpoint under a base URL, keeping its query (Azure's `?api-version=...`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { endpointUrl } from "./http.ts";
+ * assert.equal(endpointUrl("https://h/v1/", "/messages"), "https://h/v1/messages");
+ * assert.equal(
+ *   endpointUrl("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21", "/chat/completions"),
+ *   "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+ * );
+ * ```
+ */
+export function endpointUrl(baseUrl: string, path: string): string {
+  const q = baseUrl.search(/[?#]/);
+  const base = q === -1 ? baseUrl : baseUrl.slice(0, q);
+  const query = q === -1 ? "" : baseUrl.slice(q);
+  return base.replace(/\/+$/, "") + path + query;
+}
+
 /** An HTTP error answer; `body` (bounded, unredacted) lets a provider recognise a refusal. */
 export class HttpStatusError extends ProviderError {
   /** The HTTP status. */
@@ -45,6 +66,8 @@ export interface ProviderHttpOptions {
   limits: ResponseLimits;
   redactor: Redactor;
   fetch?: typeof fetch;
+  /** An error answer the provider handles itself (by changing the request): never retried. */
+  isRefusal?: (status: number, body: string) => boolean;
 }
 
 /** An answered request whose body is still to be read. */
@@ -111,12 +134,6 @@ export class ProviderHttp {
         idle.stop();
         throw new ProviderError("provider_error", "Provider returned an empty body");
       }
-      if (isRetryableStatus(res.status) && attempt < retry.maxAttempts) {
-        await res.body?.cancel().catch(() => {});
-        idle.stop();
-        await sleep(retryDelayMs(res.headers, attempt, retry), signal);
-        continue;
-      }
       let text: string;
       try {
         text = await readBounded(res, idle);
@@ -124,6 +141,12 @@ export class ProviderHttp {
         idle.stop();
       }
       signal.throwIfAborted();
+      // A refusal the caller can act on (a 500 "tools param requires --jinja") is not retried.
+      const refusal = this.#o.isRefusal?.(res.status, text) ?? false;
+      if (isRetryableStatus(res.status) && attempt < retry.maxAttempts && !refusal) {
+        await sleep(retryDelayMs(res.headers, attempt, retry), signal);
+        continue;
+      }
       const tries = attempt > 1 ? ` after ${attempt} attempts` : "";
       const detail = errorTextOf(text) || res.statusText || "no details";
       throw new HttpStatusError(

@@ -10,7 +10,7 @@
  */
 import { ChatAccumulator, MAX_DETAIL_CHARS } from "./chat_accumulator.ts";
 import { errorTextOf } from "./error_body.ts";
-import { callError, HttpStatusError, ProviderHttp } from "./http.ts";
+import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
@@ -76,7 +76,7 @@ export class OpenAIProvider implements Provider {
     };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     this.#http = new ProviderHttp({
-      url: options.baseUrl.replace(/\/+$/, "") + "/chat/completions",
+      url: endpointUrl(options.baseUrl, "/chat/completions"),
       headers,
       idleTimeoutMs: options.idleTimeoutMs,
       retry: {
@@ -86,6 +86,7 @@ export class OpenAIProvider implements Provider {
       },
       limits: this.#limits,
       redactor: this.#redactor,
+      isRefusal: (status, body) => status >= 400 && status !== 429 && TOOLS_REFUSAL.test(body),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }
@@ -196,6 +197,9 @@ function refusesField(e: HttpStatusError, field: string): boolean {
  */
 function refusesTools(e: HttpStatusError): boolean {
   if (e.status < 400 || e.status === 401 || e.status === 403 || e.status === 429) return false;
-  return /\btools?\b|tool[ _]choice|function calling/i.test(e.body) &&
-    /support|requires?|not (?:allowed|permitted|enabled)|unsupported|--jinja|enable/i.test(e.body);
+  return TOOLS_REFUSAL.test(e.body);
 }
+
+/** How servers word "this model or server cannot take tools". */
+const TOOLS_REFUSAL =
+  /does not support tools|tools? (?:param |parameter )?requires|tool choice requires|tool_choice.*(?:requires|not supported)|(?:tools?|function calling) (?:is |are )?not (?:supported|enabled|available)/i;

@@ -11,7 +11,7 @@ import { errorText } from "../error_text.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { SessionFile } from "./session_file.ts";
 import type { SessionRecord, ToolMeta, TurnEnd } from "./records.ts";
-import { titleOf } from "./records.ts";
+import { FORMAT_VERSION, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
 
@@ -26,6 +26,8 @@ export interface RecordedSessionView {
   readonly lastSeq: number;
   readonly model: string;
   readonly approvalPolicy: string;
+  /** Whether model and policy were chosen by `session.configure` (kept over the config's). */
+  readonly configured?: boolean;
 }
 
 /** How a recorder is set up. */
@@ -43,8 +45,37 @@ export interface RecorderOptions {
   };
   /** The approval summary of a call, from the tool registry; undefined when unknown. */
   summarize?: (name: string, rawArguments: string) => string | undefined;
+  /**
+   * A file past this many bytes is rewritten at a turn end as one snapshot of the session
+   * (append-only history of compactions and trims is dropped), so it stays bounded. Omitted:
+   * {@link DEFAULT_MAX_FILE_BYTES}.
+   */
+  maxFileBytes?: number;
   log: (line: string) => void;
 }
+
+/**
+ * How long a turn end waits for `fdatasync`: a disk that hangs (a stalled network file system)
+ * must not hold the turn's terminal event forever. The flush goes on in the background.
+ */
+export const SYNC_WAIT_MS = 5000;
+
+/** Flushes `file`, waiting at most {@link SYNC_WAIT_MS}; a slow flush is logged. */
+async function syncBounded(file: SessionFile, log: (line: string) => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const sync = file.sync();
+  const late = await Promise.race([
+    sync.then(() => false),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), SYNC_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
+  if (late) {
+    log(`scv: flushing ${file.path} takes over ${SYNC_WAIT_MS} ms; the turn goes on`);
+    sync.catch((e) => log(`scv: flushing ${file.path} failed: ${errorText(e)}`));
+  }
+}
+
+/** The default bound of a session file before it is rewritten as a snapshot. */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The most pending tool results kept between `tool.completed` and the history push. */
 const MAX_PENDING = 256;
@@ -114,6 +145,10 @@ export class Recorder {
 
   /** Records the history's changes since the last sync. */
   sync(): void {
+    // Until the store has started (its directory made, retention done) nothing is recorded;
+    // the first sync after that catches up with the whole history.
+    const store = this.#o.store;
+    if (store && !store.started && !store.unusable && !this.#file) return;
     const h = this.view.history;
     if (h === this.#base && h.length === this.#mirror.length) return;
     const records: SessionRecord[] = [];
@@ -220,7 +255,7 @@ export class Recorder {
   /** Appends records, creating the file first; a failure is logged once and ends recording. */
   #write(records: SessionRecord[]): void {
     const store = this.#o.store;
-    if (!store || this.#failed || records.length === 0) return;
+    if (!store || store.unusable || this.#failed || records.length === 0) return;
     try {
       if (!this.#file) {
         this.#file = store.create({
@@ -265,6 +300,7 @@ export class Recorder {
    * `fdatasync`, the index. The turn is on disk when the client hears it ended.
    */
   async endTurn(end: TurnEnd, seq: number): Promise<void> {
+    await this.#o.store?.ready.catch(() => {});
     this.sync();
     this.#turns++;
     await this.#flush(this.#mark(end, seq));
@@ -272,6 +308,7 @@ export class Recorder {
 
   /** Records a change outside turns (compaction, configuration) with a mark, then flushes. */
   async checkpoint(extra: SessionRecord[] = [], seq?: number): Promise<void> {
+    await this.#o.store?.ready.catch(() => {});
     this.sync();
     this.#write(extra);
     await this.#flush(this.#mark(undefined, seq));
@@ -295,11 +332,48 @@ export class Recorder {
     const file = this.#file;
     if (!file) return;
     try {
-      await file.sync();
+      if (file.bytes > (this.#o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES)) {
+        // Already flushed by the rename's fdatasync.
+        file.replace(this.#compacted(mark));
+      } else {
+        await syncBounded(file, this.#o.log);
+      }
       this.#index();
     } catch (e) {
       this.#fail(e);
     }
+  }
+
+  /** The whole session as few records: header, configuration, one snapshot, the last mark. */
+  #compacted(mark: SessionRecord): SessionRecord[] {
+    const v = this.view;
+    const history = v.history.map((m) => {
+      if (m.role !== "tool") return { m };
+      const meta = this.toolMeta.get(m.tool_call_id);
+      return meta ? { m, tool: meta } : { m };
+    });
+    return [
+      {
+        t: "header",
+        v: FORMAT_VERSION,
+        session_id: v.id,
+        cwd: v.cwd,
+        model: v.model,
+        approval_policy: v.approvalPolicy,
+        created_at: this.#createdAt,
+      },
+      ...(v.configured
+        ? [{ t: "config" as const, model: v.model, approval_policy: v.approvalPolicy }]
+        : []),
+      // The mark that follows counts its own turn.
+      {
+        t: "snapshot",
+        history,
+        title: this.#title,
+        turns: this.#turns - (mark.t === "mark" && mark.end ? 1 : 0),
+      },
+      mark,
+    ];
   }
 
   /** Closes the file (and its lock); later changes are not recorded. */

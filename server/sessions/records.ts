@@ -56,7 +56,13 @@ export type SessionRecord =
   | HeaderRecord
   | { t: "msg"; m: ChatMessage; tool?: ToolMeta; seq?: number }
   | { t: "rewrite"; drop: number; prepend: ChatMessage[] }
-  | { t: "snapshot"; history: Array<{ m: ChatMessage; tool?: ToolMeta }> }
+  | {
+    t: "snapshot";
+    history: Array<{ m: ChatMessage; tool?: ToolMeta }>;
+    /** When a rewritten file starts with it: the title and turns the dropped records gave. */
+    title?: string;
+    turns?: number;
+  }
   | { t: "clear" }
   | { t: "config"; model: string; approval_policy: string }
   | {
@@ -270,6 +276,12 @@ function apply(s: ReplayedSession, line: string): boolean {
           isObject(e) && isMessage(e.m) && (e.tool === undefined || isToolMeta(e.tool))
         )
       ) return false;
+      if (
+        (r.title !== undefined && typeof r.title !== "string") ||
+        (r.turns !== undefined && !Number.isSafeInteger(r.turns))
+      ) return false;
+      if (typeof r.title === "string") s.title = r.title;
+      if (typeof r.turns === "number") s.turns = r.turns;
       s.history = [];
       s.toolMeta = new Map();
       for (const e of entries as Array<{ m: ChatMessage; tool?: ToolMeta }>) {

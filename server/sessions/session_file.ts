@@ -125,6 +125,40 @@ export class SessionFile {
     if (!this.#closed) await this.#file.syncData();
   }
 
+  /**
+   * Replaces the file's content by `records` (a compacted form of it): they are written to a
+   * locked temporary file in the same directory, flushed, and renamed over the file, so a crash
+   * leaves the old file or the new one, whole. The lock moves to the new file.
+   */
+  replace(records: SessionRecord[]): void {
+    if (this.#closed) throw new TypeError(`Cannot rewrite ${this.path}: the file is closed`);
+    const tmp = `${this.path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    const next = Deno.openSync(tmp, { createNew: true, write: true, mode: 0o600 });
+    try {
+      if (!next.tryLockSync(true)) throw new SessionBusyError(`${tmp} is locked`);
+      let bytes = 0;
+      for (const r of records) {
+        const data = encoder.encode(this.#redactor.line(encodeRecord(r)));
+        let written = 0;
+        while (written < data.length) written += next.writeSync(data.subarray(written));
+        bytes += data.length;
+      }
+      next.syncDataSync();
+      Deno.renameSync(tmp, this.path);
+      this.#file.close();
+      this.#file = next;
+      this.#bytes = bytes;
+    } catch (e) {
+      next.close();
+      try {
+        Deno.removeSync(tmp);
+      } catch {
+        // Renamed already, or never made.
+      }
+      throw e;
+    }
+  }
+
   /** Closes the file, which releases the lock. */
   close(): void {
     if (this.#closed) return;

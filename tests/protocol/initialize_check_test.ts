@@ -30,6 +30,12 @@ Deno.test("initialize check agrees with the zod schema on arbitrary messages (fa
         request_id: anyValue,
         protocol_version: anyValue,
         client: anyValue,
+        capabilities: fc.oneof(
+          anyValue,
+          fc.record({ reasoning: anyValue, notices: anyValue, other: anyValue }, {
+            requiredKeys: [],
+          }),
+        ),
         extra: anyValue,
       }, { requiredKeys: ["type"] }),
       (msg) => {

@@ -10,6 +10,7 @@ import {
   DEFAULT_CONFIG,
   loadConfig,
   parseConfigText,
+  validateConfigObject,
 } from "../../server/config.ts";
 
 /** Injectable sources from a map of env vars and a map of files. */
@@ -39,6 +40,8 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     model: "gpt-4.1-mini",
     base_url: "https://api.openai.com/v1",
     api_key_env: "OPENAI_API_KEY",
+    provider: "openai-chat",
+    provider_headers: {},
     context_max_tokens: 128000,
     max_steps: 32,
     approval_policy: "on-risk",
@@ -384,6 +387,99 @@ Deno.test("numbers too large to be exact say so instead of showing null", () => 
     () => parseConfigText('{ "context_max_tokens": 1e20 }', "x.jsonc"),
     /got 100000000000000000000 \(beyond 9007199254740991/,
   );
+});
+
+/** Like {@link sources}, files first. */
+function fileSources(files: Record<string, string>, env: Record<string, string>) {
+  return sources(env, files);
+}
+
+Deno.test("provider anthropic defaults base_url and api_key_env to Anthropic's", () => {
+  const c = loadConfig(
+    {},
+    fileSources({ "/c.jsonc": '{ "provider": "anthropic" }' }, { SCV_CONFIG: "/c.jsonc" }),
+  );
+  assert.equal(c.base_url, "https://api.anthropic.com/v1");
+  assert.equal(c.api_key_env, "ANTHROPIC_API_KEY");
+});
+
+Deno.test("provider anthropic keeps a base_url and api_key_env the file gave", () => {
+  const file =
+    '{ "provider": "anthropic", "base_url": "http://proxy:1/v1", "api_key_env": "MY_KEY" }';
+  const c = loadConfig({}, fileSources({ "/c.jsonc": file }, { SCV_CONFIG: "/c.jsonc" }));
+  assert.deepEqual([c.base_url, c.api_key_env], ["http://proxy:1/v1", "MY_KEY"]);
+});
+
+Deno.test("provider anthropic reads ANTHROPIC_BASE_URL and ignores OPENAI_BASE_URL", () => {
+  const c = loadConfig(
+    {},
+    fileSources({ "/c.jsonc": '{ "provider": "anthropic" }' }, {
+      SCV_CONFIG: "/c.jsonc",
+      OPENAI_BASE_URL: "http://openai:1/v1",
+      ANTHROPIC_BASE_URL: "http://anthropic:2/v1",
+    }),
+  );
+  assert.equal(c.base_url, "http://anthropic:2/v1");
+});
+
+Deno.test("an unknown provider is a startup error listing the known ones", () => {
+  const e = configError(() => validateConfigObject({ provider: "gemini" }, "x.jsonc"));
+  assert.match(
+    e.message,
+    /"provider" must be one of "openai-chat", "openai-responses", "anthropic", got "gemini"/,
+  );
+});
+
+Deno.test("provider_headers accepts header names to string values", () => {
+  const v = validateConfigObject({
+    provider_headers: { "api-key": "${AZURE_KEY}", "HTTP-Referer": "https://x" },
+  }, "x");
+  assert.deepEqual(v.provider_headers, { "api-key": "${AZURE_KEY}", "HTTP-Referer": "https://x" });
+});
+
+Deno.test("a provider_headers value with a line break is refused without quoting the value", () => {
+  const e = configError(() =>
+    validateConfigObject({ provider_headers: { "x-token": "abc\r\nInjected: 1" } }, "x.jsonc")
+  );
+  assert.match(
+    e.message,
+    /"provider_headers" must be an object.*got a value with a line break for header "x-token"/,
+  );
+  assert.ok(!e.message.includes("Injected"), e.message);
+});
+
+Deno.test("a provider_headers name that is not an HTTP token is refused", () => {
+  const e = configError(() =>
+    validateConfigObject({ provider_headers: { "bad name": "v" } }, "x.jsonc")
+  );
+  assert.match(e.message, /got the header name "bad name"/);
+});
+
+Deno.test("a key pasted into api_key_env is refused without being printed", () => {
+  const key = "sk-proj-AbCdEf0123456789AbCdEf0123456789";
+  const e = configError(() => validateConfigObject({ api_key_env: key }, "x.jsonc"));
+  assert.match(
+    e.message,
+    /"api_key_env" must be an environment variable name .* that holds the key, not the key itself/,
+  );
+  assert.match(e.message, /looks like a key \(not shown\)/);
+  assert.ok(!e.message.includes("AbCdEf"), e.message);
+});
+
+Deno.test("a key pasted into api_key_env from a file is not printed by the startup error", () => {
+  const key = "gsk_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6";
+  const e = configError(() =>
+    loadConfig(
+      {},
+      fileSources({ "/c.jsonc": JSON.stringify({ api_key_env: key }) }, { SCV_CONFIG: "/c.jsonc" }),
+    )
+  );
+  assert.ok(!e.message.includes("a1b2c3"), e.message);
+});
+
+Deno.test("an api_key_env that is not a variable name is not echoed either", () => {
+  const e = configError(() => validateConfigObject({ api_key_env: "my key" }, "x.jsonc"));
+  assert.match(e.message, /got a string of 6 characters \(not shown\)/);
 });
 
 Deno.test("persist_sessions must be a boolean", () => {

@@ -1,6 +1,7 @@
 /**
  * A scripted OpenAI-compatible Chat Completions server for tests, on 127.0.0.1 with a free
- * port. Each request takes the next {@link MockReply} of the script (or asks a function), and
+ * port; it answers the Responses (`/responses`) and Anthropic (`/messages`) endpoints the same
+ * way, so their scripts are raw SSE text (`done: false`: no `[DONE]`). Each request takes the next {@link MockReply} of the script (or asks a function), and
  * every request body is recorded for assertions.
  *
  * @example
@@ -42,8 +43,11 @@ export interface MockRequest {
     tools?: Array<Record<string, unknown>>;
     stream: boolean;
     stream_options?: Record<string, unknown>;
+    [key: string]: unknown;
   };
   headers: Headers;
+  /** The path and query asked for, e.g. `/v1/chat/completions`. */
+  path: string;
 }
 
 /** A script: a list of replies taken in order, or a function of the request. */
@@ -144,11 +148,13 @@ export class MockOpenAI {
   }
 
   async #handle(req: Request): Promise<Response> {
-    if (new URL(req.url).pathname !== "/v1/chat/completions") {
+    const url = new URL(req.url);
+    // Every wire API's endpoint under any base path (Azure's /openai/v1, say).
+    if (!/\/(?:chat\/completions|responses|messages)$/.test(url.pathname)) {
       return new Response("not found", { status: 404 });
     }
     const body = await req.json();
-    const record: MockRequest = { body, headers: req.headers };
+    const record: MockRequest = { body, headers: req.headers, path: url.pathname + url.search };
     const index = this.#count++;
     this.requests.push(record);
     if (this.requests.length > this.#maxRecorded) this.requests.shift();

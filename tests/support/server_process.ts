@@ -192,9 +192,20 @@ export class ServerProcess {
     return ev;
   }
 
-  /** Initializes and opens a session on `cwd` (a temp dir by default); returns its id. */
-  async open(cwd?: string): Promise<{ sessionId: string; cwd: string }> {
-    await this.send({ type: "initialize", request_id: "init", protocol_version: 1 });
+  /**
+   * Initializes (with `capabilities`, when given) and opens a session on `cwd` (a temp dir by
+   * default); returns its id.
+   */
+  async open(
+    cwd?: string,
+    capabilities?: { reasoning?: boolean; notices?: boolean },
+  ): Promise<{ sessionId: string; cwd: string }> {
+    await this.send({
+      type: "initialize",
+      request_id: "init",
+      protocol_version: 1,
+      ...(capabilities ? { capabilities } : {}),
+    });
     await this.nextOf("initialized");
     const dir = cwd ?? await Deno.makeTempDir({ dir: this.tempDir, prefix: "ws-" });
     await this.send({ type: "session.start", request_id: "start", cwd: dir });

@@ -34,6 +34,7 @@ export async function initialize(
     );
   }
   cx.initialized = true;
+  cx.capabilities = msg.capabilities ?? {};
   await cx.send<"initialized">({
     type: "initialized",
     request_id: msg.request_id,

@@ -119,5 +119,8 @@ async function runPeonTurn(turn: Turn, signal: AbortSignal, cx: ConnectionContex
     systemPrompt,
     approvals: peonApprovals(turn.session, turn),
     signal,
+    // Reasoning and notices only for clients that asked for them in initialize.
+    reasoning: cx.capabilities.reasoning === true,
+    notices: cx.capabilities.notices === true,
   });
 }

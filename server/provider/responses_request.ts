@@ -1,0 +1,70 @@
+/**
+ * The canonical history as an OpenAI Responses API request body, with no I/O. Shapes from
+ * https://platform.openai.com/docs/api-reference/responses/create: stateless (`store: false`,
+ * the whole input every time), system messages as `instructions`, assistant text as a
+ * `message` item with `output_text`, calls as `function_call` items, results as
+ * `function_call_output` items, and reasoning items (with `encrypted_content`) sent back
+ * verbatim before the calls they led to.
+ *
+ * @module
+ */
+import type { ChatMessage, ToolSpec } from "./types.ts";
+
+/**
+ * The request body of one streaming Responses call; `includeReasoning` asks for encrypted
+ * reasoning (needed to send it back statelessly), dropped for servers that refuse it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { responsesBody } from "./responses_request.ts";
+ * const body = responsesBody("gpt-5", [{ role: "user", content: "Hi" }], [], true);
+ * assert.equal(body.store, false);
+ * assert.deepEqual(body.input, [{ type: "message", role: "user", content: "Hi" }]);
+ * ```
+ */
+export function responsesBody(
+  model: string,
+  history: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+  includeReasoning: boolean,
+): Record<string, unknown> {
+  const instructions: string[] = [];
+  const input: Array<Record<string, unknown>> = [];
+  for (const m of history) {
+    if (m.role === "system") instructions.push(m.content);
+    else if (m.role === "user") input.push({ type: "message", role: "user", content: m.content });
+    else if (m.role === "tool") {
+      input.push({ type: "function_call_output", call_id: m.tool_call_id, output: m.content });
+    } else {
+      for (const r of m.provider_data?.responses_reasoning ?? []) input.push(r);
+      if (m.content) {
+        input.push({
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: m.content }],
+        });
+      }
+      for (const c of m.tool_calls ?? []) {
+        input.push({
+          type: "function_call",
+          call_id: c.id,
+          name: c.function.name,
+          arguments: c.function.arguments,
+        });
+      }
+    }
+  }
+  const body: Record<string, unknown> = { model, input, stream: true, store: false };
+  if (instructions.length > 0) body.instructions = instructions.join("\n\n");
+  if (tools.length > 0) {
+    body.tools = tools.map((t) => ({
+      type: "function",
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+    }));
+  }
+  if (includeReasoning) body.include = ["reasoning.encrypted_content"];
+  return body;
+}

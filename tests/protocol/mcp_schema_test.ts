@@ -1,0 +1,32 @@
+/**
+ * MCP's wire addition (docs/mcp.md): `session.started.mcp_servers`. The fixtures are the
+ * document's example frames, copied verbatim, so the code and the document cannot drift apart.
+ */
+import assert from "node:assert/strict";
+import { McpServerState, ServerEvent } from "../../protocol/schema.ts";
+
+const examples = Deno.readTextFileSync(
+  new URL("./fixtures/mcp_server_events.ndjson", import.meta.url),
+).split("\n").filter((l) => l.trim() !== "");
+const doc = Deno.readTextFileSync(new URL("../../docs/mcp.md", import.meta.url));
+const docFrames = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
+
+Deno.test("every MCP example frame parses, round-trips and appears in docs/mcp.md", () => {
+  assert.equal(examples.length, 2);
+  for (const line of examples) {
+    const value = JSON.parse(line);
+    const r = ServerEvent.safeParse(value);
+    assert.ok(r.success, `${value.type}: ${r.error?.message}`);
+    assert.deepEqual(JSON.parse(JSON.stringify(r.data)), value);
+    assert.ok(
+      docFrames.some((f) => JSON.stringify(f) === JSON.stringify(value)),
+      `docs/mcp.md lacks ${line.slice(0, 80)}...`,
+    );
+  }
+});
+
+Deno.test("an MCP server state rejects an unknown status and a negative tool count", () => {
+  assert.equal(McpServerState.safeParse({ name: "a", status: "ready", tools: 1 }).success, true);
+  assert.equal(McpServerState.safeParse({ name: "a", status: "gone", tools: 0 }).success, false);
+  assert.equal(McpServerState.safeParse({ name: "a", status: "ready", tools: -1 }).success, false);
+});
