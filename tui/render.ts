@@ -367,12 +367,13 @@ export function statusLine(state: ClientState, view: View): string {
   // What is left of the label and one space before it.
   const room = width - displayWidth(label) - 1;
   const sandbox = state.session?.sandbox;
-  const sb = sandbox ? ` · ${sandboxLabel(sandbox.mode)}` : "";
+  // The sandbox goes before the context figure, which stays next to the turn state.
+  const sb = sandbox ? `${sandboxLabel(sandbox.mode)} · ` : "";
   const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - sb.length - 6);
   const candidates = [
-    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}${sb}`,
-    `${state.model} · ${ctxText}${sb}`,
-    `${ctxText}${sb}`,
+    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${sb}${ctxText}`,
+    `${state.model} · ${sb}${ctxText}`,
+    `${state.model} · ${ctxText}`,
     ctxText,
     max ? `ctx ${contextPercent(ctx, max)}%` : "",
   ];
