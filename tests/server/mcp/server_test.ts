@@ -344,8 +344,9 @@ Deno.test("under approval_policy auto an untrusted server's read-only tool asks,
 
 for (const how of ["EOF", "SIGTERM"] as const) {
   Deno.test(`no MCP server process outlives scv after ${how}`, async () => {
+    // A server that ignores its stdin closing: only scv killing it ends it.
     const { server, done } = await start(
-      { s: scriptServer("ok") },
+      { s: scriptServer("stubborn") },
       [toolCalls([{ name: "mcp__s__pid", arguments: {} }]), text("ok")],
     );
     try {
@@ -362,3 +363,90 @@ for (const how of ["EOF", "SIGTERM"] as const) {
     }
   });
 }
+
+Deno.test("a stdio server scv may not run (--allow-run=bash) fails naming the flag to grant", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  const server = await ServerProcess.start({
+    config: { base_url: mock.baseUrl, mcp_servers: { s: scriptServer("ok") } } as never,
+  });
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.s!.status, "failed");
+    assert.match(s.s!.error, /scv may not run it \(grant it with --allow-run\)/);
+  } finally {
+    await server.kill();
+    await mock.close();
+  }
+});
+
+Deno.test("no MCP server process outlives scv after its stdout breaks", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "mcp__s__pid", arguments: {} }]),
+    text("ok"),
+  ]);
+  const dir = await Deno.makeTempDir({ prefix: "scv-mcp-pipe-" });
+  const config = `${dir}/c.jsonc`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      base_url: mock.baseUrl,
+      approval_policy: "never",
+      mcp_servers: { s: scriptServer("stubborn") },
+    }),
+  );
+  const main = new URL("../../../main.ts", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...MCP_SERVER_FLAGS, main, "server", "--config", config],
+    env: { XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  const until = async (pred: (e: Ev) => boolean): Promise<Ev> => {
+    while (true) {
+      const nl = buf.indexOf("\n");
+      if (nl !== -1) {
+        const ev = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (pred(ev)) return ev;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("scv output ended");
+      buf += value;
+    }
+  };
+  try {
+    await send({ type: "initialize", request_id: "i", protocol_version: 1 });
+    await send({ type: "session.start", request_id: "s", cwd: dir });
+    const started = await until((e) => e.type === "session.started");
+    await send({
+      type: "turn.start",
+      request_id: "t",
+      session_id: started.session_id,
+      prompt: "pid",
+    });
+    const done = await until((e) => e.type === "tool.completed");
+    const pid = Number(done.output);
+    assert.ok(alive(pid), "the server runs while scv does");
+    await reader.cancel();
+    // The next reply has nowhere to go: scv's output is broken and it must shut down.
+    await send({ type: "session.start", request_id: "s2", cwd: dir }).catch(() => {});
+    await send({ type: "session.start", request_id: "s3", cwd: dir }).catch(() => {});
+    const status = await child.status;
+    assert.notEqual(status.code, 0);
+    assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+  } finally {
+    await w.close().catch(() => {});
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await child.status;
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
