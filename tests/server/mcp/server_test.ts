@@ -159,6 +159,43 @@ Deno.test("tools with schemas that are not objects or over 64 KiB are left out w
   }
 });
 
+Deno.test("a server's tools are bounded in total size: those past 1 MiB of schemas are left out", async () => {
+  // A context large enough for 1 MiB of tool schemas, so the turn reaches the model.
+  const { server, mock, done } = await start({ many: scriptServer("many") }, [text("ok")], {
+    context_max_tokens: 4_000_000,
+  });
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.many!.status, "ready");
+    // 60 KiB each: 17 fit in 1 MiB.
+    assert.equal(s.many!.tools, 17);
+    const offered = (mock.requests[0]!.body.tools ?? []).filter((t) =>
+      (t as { function: { name: string } }).function.name.startsWith("mcp__many__")
+    );
+    assert.equal(offered.length, 17);
+    assert.match(
+      server.stderr,
+      /MCP server "many": its tools' schemas and descriptions take more than 1048576 bytes; tool "t17"/,
+    );
+  } finally {
+    await done();
+  }
+});
+
+Deno.test("a server listing more than 256 tools has only the first 256 offered, with a notice", async () => {
+  const { server, done } = await start({ lots: scriptServer("lots") }, [text("ok")]);
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.lots!.tools, 256);
+    assert.match(
+      server.stderr,
+      /MCP server "lots" lists more than 256 tools; only the first 256 are offered/,
+    );
+  } finally {
+    await done();
+  }
+});
+
 Deno.test("tool names with odd characters are sanitized, kept within 64 characters and unique", async () => {
   const { server, mock, done } = await start({ odd: scriptServer("oddnames") }, [text("ok")]);
   try {
