@@ -47,6 +47,10 @@ async function main(args: string[]): Promise<number> {
       const { runSessions } = await import("./cli/sessions_command.ts");
       return await runSessions(cmd.options);
     }
+    case "sandbox-check": {
+      const { runSandboxCheck } = await import("./cli/sandbox_check.ts");
+      return await runSandboxCheck(cmd.options);
+    }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");
       return await runTuiCommand(cmd.options);

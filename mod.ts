@@ -1,7 +1,8 @@
 /**
  * scv as a library: start a Peon server on any pair of byte streams, talk to it with a typed
- * client, add tools and providers, load configuration the way the CLI does, and drive the agent
- * core (`Turn`, `runTurn`) from a front-end of your own (see docs/agent_core.md).
+ * client, add tools and providers, and load configuration the way the CLI does. The agent core
+ * that front-ends drive (`server/turn.ts`, `server/agent/run_turn.ts`) is described in
+ * docs/agent_core.md.
  *
  * @example
  * ```ts ignore
@@ -17,7 +18,8 @@
  *
  * @module
  */
-export * from "./protocol/schema.ts";
+export * from "./protocol/constants.ts";
+export type * from "./protocol/types.ts";
 export * from "./protocol/turn_events.ts";
 export {
   encodeFrame,
@@ -30,6 +32,7 @@ export { PeonClient, PeonRequestError } from "./protocol/client.ts";
 export type {
   ClientInput,
   ClientListener,
+  DistributiveOmit,
   OutgoingMessage,
   PeonClientOptions,
 } from "./protocol/client.ts";
@@ -38,7 +41,17 @@ export type { ServeOptions } from "./server/serve.ts";
 export { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfigText } from "./server/config.ts";
 export type { ApprovalPolicy, Config, ConfigFlags } from "./server/config.ts";
 export { defineTool } from "./server/tools/tool.ts";
-export type { AnyTool, Tool, ToolContext, ToolLimits, ToolResult } from "./server/tools/tool.ts";
+export type {
+  AnyTool,
+  ArgumentCheck,
+  ArgumentIssue,
+  ArgumentSchema,
+  ArgumentsOf,
+  Tool,
+  ToolContext,
+  ToolLimits,
+  ToolResult,
+} from "./server/tools/tool.ts";
 export { ToolRegistry } from "./server/tools/registry.ts";
 export { builtinTools } from "./server/tools/builtin.ts";
 export { OpenAIProvider } from "./server/provider/openai.ts";
@@ -55,14 +68,15 @@ export type {
   ProviderUsage,
   ToolSpec,
 } from "./server/provider/types.ts";
-export { CANCELLED_RESULT, fieldBudget, Turn } from "./server/turn.ts";
-export type { TurnEndObserver, TurnOptions, TurnSink } from "./server/turn.ts";
-export { TurnFailure } from "./server/turn_failure.ts";
-export { runTurn } from "./server/agent/run_turn.ts";
-export type { AgentDeps } from "./server/agent/deps.ts";
-export { needsApproval } from "./server/agent/approvals.ts";
-export type { ApprovalRequest, Approvals } from "./server/agent/approvals.ts";
-export { Session } from "./server/session.ts";
-export type { HistoryCut, UsageTotals } from "./server/session.ts";
-export { answerReserve, createContextManager } from "./server/context_manager.ts";
-export type { ContextManager, FitPlan, TrimPlan } from "./server/context_manager.ts";
+export type { ProviderFailureCode } from "./server/provider/types.ts";
+export type { ResponseLimits } from "./server/provider/limits.ts";
+export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
+export type { BashOptions } from "./server/tools/bash.ts";
+export type {
+  McpHttpServerConfig,
+  McpServerCommon,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from "./server/mcp/config.ts";
+export type { McpServerStatus } from "./server/mcp/manager.ts";
+export type { McpStatus } from "./server/mcp/server.ts";

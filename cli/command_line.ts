@@ -18,6 +18,13 @@ export interface ExecOptions {
   resume?: string | undefined;
 }
 
+/** Options of `scv sandbox check`. */
+export interface SandboxCheckOptions {
+  flags: ConfigFlags;
+  /** The workspace to check (default: the current directory). */
+  cwd: string | undefined;
+}
+
 /** Options of `scv sessions`. */
 export interface SessionsOptions {
   flags: ConfigFlags;
@@ -41,6 +48,7 @@ export type ParsedCommand =
   | { kind: "acp"; flags: ConfigFlags }
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
+  | { kind: "sandbox-check"; options: SandboxCheckOptions }
   | { kind: "tui"; options: TuiOptions };
 
 interface CommonOpts {
@@ -226,16 +234,26 @@ Examples:
       };
     });
 
+  const sandbox = program.command("sandbox").description("the OS sandbox bash runs in");
+  common(sandbox.command("check"), true)
+    .description(
+      "print whether the OS sandbox works here, in which mode, and what it denies (checked by " +
+        "running commands in it); exit 0 when it works, 1 when bash would run unsandboxed or fail",
+    )
+    .action((o: CommonOpts) => {
+      result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
+    });
+
   // The TUI is the default command, so commander would take a mistyped command for a TUI
   // argument; name it as what it is instead.
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp and sessions ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions and sandbox ` +
           `(run scv --help)\n`,
       ),
     );

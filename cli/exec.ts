@@ -49,11 +49,23 @@ export interface ExecIO {
   stderr: (text: string) => void;
 }
 
+/** Writes all of `text`, or gives up quietly: a closed terminal (SIGHUP) must not stop cleanup. */
+function writeAll(out: typeof Deno.stdout, text: string): void {
+  try {
+    const bytes = encoder.encode(text);
+    for (let off = 0; off < bytes.length;) off += out.writeSync(bytes.subarray(off));
+  } catch {
+    // The reader is gone.
+  }
+}
+
 const defaultIO: ExecIO = {
-  stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
-  stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
+  stdout: (t) => writeAll(Deno.stdout, t),
+  stderr: (t) => writeAll(Deno.stderr, t),
 };
 
+/** The signals that end `scv exec` the way a first Ctrl+C does: the turn is cancelled. */
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 /**
  * Stdout coalesced per event-loop task: a flood of deltas costs one write per batch instead of
  * one per delta. Stderr goes out at once, after what stdout holds, so their order is kept.
@@ -120,7 +132,10 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
     writable: s2c.writable,
     config,
     log: (line) => {
-      if (logs.length < 100) logs.push(line);
+      // What the session store says (deletions at startup, a recording that stopped) is for
+      // the user; the server's own diagnostics stay quiet.
+      if (line.startsWith("scv: ")) io.stderr(line + "\n");
+      else if (logs.length < 100) logs.push(line);
     },
     onMcpStatus: (s) => {
       if (s.status !== "failed") return;
@@ -136,24 +151,34 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
     validate: false,
   });
 
+  // SIGINT (Ctrl+C), SIGTERM and SIGHUP (the terminal closed) cancel the turn, so its tool
+  // processes are killed and the server shuts down in order; a second signal exits at once.
   let sigints = 0;
   let cancel: (() => void) | undefined;
-  const onSigint = () => {
+  const onSignal = (sig: typeof ENDING_SIGNALS[number]) => () => {
     sigints++;
-    if (sigints === 1 && cancel) {
-      io.stderr("\nscv exec: cancelling (press Ctrl+C again to exit at once)\n");
-      cancel();
+    if (sigints === 1) {
+      io.stderr(
+        sig === "SIGINT"
+          ? "\nscv exec: cancelling (press Ctrl+C again to exit at once)\n"
+          : `\nscv exec: ${sig}: cancelling\n`,
+      );
+      // Before the turn started, turn.started cancels it as soon as it comes.
+      cancel?.();
     } else {
       io.flush();
       Deno.exit(EXEC_EXIT.cancelled);
     }
   };
-  let listening = false;
-  try {
-    Deno.addSignalListener("SIGINT", onSigint);
-    listening = true;
-  } catch {
-    // No signal support: cancellation only through the server's EOF.
+  const listeners: Array<[typeof ENDING_SIGNALS[number], () => void]> = [];
+  for (const sig of ENDING_SIGNALS) {
+    try {
+      const fn = onSignal(sig);
+      Deno.addSignalListener(sig, fn);
+      listeners.push([sig, fn]);
+    } catch {
+      // No signal support: cancellation only through the server's EOF.
+    }
   }
 
   try {
@@ -165,6 +190,14 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
       `scv exec: session ${session.session_id}${session.resumed ? " (resumed)" : ""}\n`,
     );
     if (session.notice) io.stderr(`scv exec: ${session.notice}\n`);
+    if (session.sandbox?.mode === "off" && config.sandbox !== "off") {
+      io.stderr(
+        config.sandbox === "auto"
+          ? `scv exec: warning: the sandbox is off (${session.sandbox.reason}); bash commands ` +
+            `run with your full rights, approval is the only guard\n`
+          : `scv exec: warning: ${session.sandbox.reason}\n`,
+      );
+    }
     if (options.json) io.stdout(JSON.stringify(session) + "\n");
     const requestId = client.nextRequestId();
     let endsWithNewline = true;
@@ -217,7 +250,8 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
               `scv exec: denied ${ev.name} (${
                 oneLine(ev.summary)
               }): it needs approval (risk ${ev.risk}) ` +
-                `and exec cannot ask; rerun with --approval-policy never to allow it\n`,
+                `and exec cannot ask; rerun with --approval-policy never to allow it (or ` +
+                `--approval-policy auto: sandboxed bash and workspace writes run)\n`,
             );
             void client.send({
               type: "approval.resolve",
@@ -277,6 +311,6 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
     await server;
     return EXEC_EXIT.failed;
   } finally {
-    if (listening) Deno.removeSignalListener("SIGINT", onSigint);
+    for (const [sig, fn] of listeners) Deno.removeSignalListener(sig, fn);
   }
 }

@@ -11,7 +11,7 @@ import {
   NdjsonDecoderStream,
 } from "./ndjson.ts";
 import { PROTOCOL_VERSION, SCV_VERSION } from "./constants.ts";
-import type { ClientMessage, ServerEvent, ServerEventOf, ServerEventType } from "./schema.ts";
+import type { ClientMessage, ServerEvent, ServerEventOf, ServerEventType } from "./types.ts";
 
 /** What a client sees on its input: an event, a frame it could not take, or the end. */
 export type ClientInput =
@@ -23,7 +23,7 @@ export type ClientInput =
 export type ClientListener = (input: ClientInput) => void;
 
 /** Distributive omit, so each message keeps its own fields. */
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A client message whose `request_id` the client fills in. */
 export type OutgoingMessage = DistributiveOmit<ClientMessage, "request_id"> & {
   request_id?: string;
@@ -47,6 +47,7 @@ export interface PeonClientOptions {
   maxFrameBytes?: number;
   /** Client name sent in `initialize`. */
   name?: string;
+  /** Client version sent in `initialize`. */
   version?: string;
   /**
    * Check every event against the protocol schema (default true). `false` trusts the server,

@@ -532,7 +532,17 @@ export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { ty
  * if (!a.success) assert.equal(describeIssues(a.error, "arguments"), want);
  * ```
  */
-export function describeIssues(error: z.ZodError, root?: string): string {
+export function describeIssues(
+  error: {
+    readonly issues: readonly {
+      readonly path: readonly PropertyKey[];
+      readonly message: string;
+      readonly code?: string;
+      readonly expected?: unknown;
+    }[];
+  },
+  root?: string,
+): string {
   // How a JSON value's type reads after "got", by the name zod gives it.
   const received: Record<string, string> = {
     array: "an array",

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ServerEventOf, ServerEventType } from "./schema.ts";
+import type { ServerEventOf, ServerEventType } from "./types.ts";
 
 /** Every event type a turn emits, in the order the specification lists them. */
 export const TURN_EVENT_TYPES = [

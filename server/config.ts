@@ -67,31 +67,55 @@ export const PROVIDER_DEFAULTS: Readonly<
 
 /** The fully resolved configuration. */
 export interface Config {
+  /** The model name sent to the provider. */
   model: string;
+  /** The provider API's base URL, e.g. `https://api.openai.com/v1`. */
   base_url: string;
+  /** The environment variable holding the API key (the key itself is never in the config). */
   api_key_env: string;
+  /** The wire API the provider speaks. */
   provider: ProviderKind;
+  /** Extra HTTP headers sent to the provider; `${VAR}` values are read from the environment. */
   provider_headers: Readonly<Record<string, string>>;
+  /** The model's context window; compaction keeps each prompt within it. */
   context_max_tokens: number;
+  /** Provider calls one turn may make before it fails with `step_limit`. */
   max_steps: number;
+  /** Which tool calls ask for approval. */
   approval_policy: ApprovalPolicy;
+  /** The largest client frame accepted, newline excluded. */
   max_client_frame_bytes: number;
+  /** The largest prompt accepted, in UTF-8 bytes. */
   max_prompt_bytes: number;
+  /** The largest server frame sent, newline excluded. */
   max_server_frame_bytes: number;
+  /** The canonical history's bound, in encoded bytes; older turns are trimmed beyond it. */
   max_history_bytes: number;
+  /** The most a tool's output may take before it is cut (head and tail kept). */
   max_tool_output_bytes: number;
+  /** Wall-clock limit of one tool call. */
   tool_timeout_ms: number;
+  /** How long a provider response may stay silent before the call fails. */
   provider_timeout_ms: number;
+  /** The client's transcript bound in bytes (reported in `session.started`). */
   max_transcript_bytes: number;
+  /** The client's transcript bound in items (reported in `session.started`). */
   max_transcript_items: number;
+  /** The client's prompt-history bound in bytes (reported in `session.started`). */
   max_prompt_history_bytes: number;
+  /** The client's prompt-history bound in items (reported in `session.started`). */
   max_prompt_history_items: number;
   /** MCP servers by name (see server/mcp/config.ts); merged by name across config files. */
   mcp_servers: Readonly<Record<string, McpServerConfig>>;
+  /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;
+  /** Whether sandboxed commands may use the network. */
   sandbox_network: boolean;
+  /** Extra absolute directories a `workspace-write` sandbox may write. */
   sandbox_writable_roots: readonly string[];
+  /** Paths hidden from sandboxed commands. */
   sandbox_deny_read: readonly string[];
+  /** Extra environment variable names (or `PREFIX_*` globs) handed to `bash`. */
   shell_env_passthrough: readonly string[];
   /** scv 0.2: record sessions under the state directory so they can be resumed. */
   persist_sessions: boolean;
@@ -295,13 +319,17 @@ export class ConfigError extends Error {
 
 /** Overrides given on the command line; each wins over every other source. */
 export interface ConfigFlags {
+  /** `--config`: a config file that must exist and be readable. */
   config?: string | undefined;
+  /** `--model`. */
   model?: string | undefined;
+  /** `--approval-policy`, checked like the config key. */
   approvalPolicy?: string | undefined;
 }
 
 /** What {@link loadConfig} reads from the outside world, injectable for tests. */
 export interface ConfigSources {
+  /** Environment lookup; defaults to `Deno.env.get` where permitted. */
   env?: (name: string) => string | undefined;
   /** The file's text, undefined when it does not exist; throws when it cannot be read. */
   readTextFile?: (path: string) => string | undefined;

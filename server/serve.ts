@@ -20,6 +20,7 @@ export interface ServeOptions {
   readable: ReadableStream<Uint8Array>;
   /** Server → client bytes (NDJSON). */
   writable: WritableStream<Uint8Array>;
+  /** The resolved configuration (`loadConfig`, or `DEFAULT_CONFIG` with changes). */
   config: Config;
   /** Defaults to the OpenAI-compatible provider of `config`. */
   provider?: Provider;
@@ -31,11 +32,19 @@ export interface ServeOptions {
   env?: (name: string) => string | undefined;
   /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
   onMcpStatus?: (status: McpServerStatus) => void;
-  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  /**
+   * The sandbox bash runs in; defaults to the one `config` asks for (probed once per process).
+   * For scv's own commands and tests: not part of the library API.
+   *
+   * @ignore
+   */
   sandbox?: Promise<Sandbox>;
   /**
    * Where sessions are recorded; omitted: the state directory of `env` when
-   * `persist_sessions` is on; null: nowhere.
+   * `persist_sessions` is on; null: nowhere. For scv's own commands and tests: not part of
+   * the library API.
+   *
+   * @ignore
    */
   sessions?: SessionStore | null;
 }

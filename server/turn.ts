@@ -7,7 +7,7 @@
  * @module
  */
 import { encodeFrame, FrameTooLargeError } from "../protocol/ndjson.ts";
-import type { Usage } from "../protocol/schema.ts";
+import type { Usage } from "../protocol/types.ts";
 import type { EventBody, ProgressEventType, TurnEnd, TurnEvent } from "../protocol/turn_events.ts";
 import type { ChatMessage, ProviderUsage } from "./provider/types.ts";
 import type { HistoryCut, Session } from "./session.ts";

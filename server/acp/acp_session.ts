@@ -286,6 +286,9 @@ export class AcpSession {
       signal,
       systemPrompt: await deps.systemPrompt(this.core.cwd),
       secretEnv: deps.secretEnv,
+      // Thought chunks are plain ACP; notices only for a client that can show them.
+      reasoning: true,
+      notices: this.#o.capabilities.session?.notices != null,
     });
   }
 

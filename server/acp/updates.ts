@@ -20,7 +20,8 @@ type Body<T extends ServerEventType> = Omit<
 /** The turn events the adapter maps; the envelope is not needed. */
 export type MappedEvent =
   | Body<"assistant.delta">
-  | { type: "assistant.reasoning.delta"; content: string }
+  | Body<"assistant.reasoning.delta">
+  | Body<"turn.notice">
   | Body<"tool.proposed">
   | Body<"approval.requested">
   | Body<"tool.started">
@@ -103,6 +104,13 @@ export class UpdateMapper {
         return [chunk("agent_message_chunk", (event as Body<"assistant.delta">).content)];
       case "assistant.reasoning.delta":
         return [chunk("agent_thought_chunk", (event as { content: string }).content)];
+      case "turn.notice":
+        // Sent only to a client that advertised `session.notices` (the core emits none else).
+        return [{
+          sessionUpdate: "notice",
+          severity: "info",
+          title: (event as { message: string }).message,
+        }];
       case "tool.proposed":
         return [this.#proposed(event as Body<"tool.proposed">)];
       case "approval.requested": {

@@ -6,7 +6,7 @@
  */
 
 /** What every server entry has, stdio or HTTP. */
-interface McpServerCommon {
+export interface McpServerCommon {
   /** `false` keeps the entry in the file without starting it. */
   enabled: boolean;
   /** How long connecting, `initialize` and the first `tools/list` may take together. */
@@ -19,7 +19,9 @@ interface McpServerCommon {
 
 /** A server scv spawns and talks to over stdin/stdout. */
 export interface McpStdioServerConfig extends McpServerCommon {
+  /** The program to start. */
   command: string;
+  /** Its arguments. */
   args: string[];
   /** Added to the core set of variables; values may hold `${VAR}`. */
   env: Record<string, string>;

@@ -23,10 +23,18 @@ function limitStream(
   let lastWasNewline = false;
   return new TransformStream({
     transform(chunk, controller) {
+      const overflow = () => {
+        const message = `it sent a ${sse ? "server-sent event" : "response"} of more than ` +
+          `${maxBytes} bytes`;
+        onOverflow(message);
+        controller.error(new RangeError(`MCP server ${message}`));
+      };
       if (!sse) {
         size += chunk.length;
+        if (size > maxBytes) return overflow();
       } else {
-        // Bytes since the last blank line: the size of the event being received.
+        // Bytes since the last blank line: the size of the event being received, checked as it
+        // grows (a chunk may hold a whole oversized event and the blank line after it).
         for (let i = 0; i < chunk.length; i++) {
           const b = chunk[i]!;
           if (b === 13) continue;
@@ -35,16 +43,9 @@ function limitStream(
             lastWasNewline = true;
           } else {
             lastWasNewline = false;
-            size++;
+            if (++size > maxBytes) return overflow();
           }
         }
-      }
-      if (size > maxBytes) {
-        const message = `it sent a ${sse ? "server-sent event" : "response"} of more than ` +
-          `${maxBytes} bytes`;
-        onOverflow(message);
-        controller.error(new RangeError(`MCP server ${message}`));
-        return;
       }
       controller.enqueue(chunk);
     },

@@ -16,7 +16,9 @@ import { mcpTool } from "./tools.ts";
 
 /** One server's line in `session.started.mcp_servers`. */
 export interface McpServerStatus {
+  /** The server's name, its key in `mcp_servers`. */
   name: string;
+  /** Whether its tools are available yet. */
   status: McpStatus;
   /** Tools offered from it (0 unless ready). */
   tools: number;

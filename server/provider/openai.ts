@@ -41,7 +41,9 @@ export interface OpenAIProviderOptions {
   retryBaseMs?: number;
   /** Longest wait honoured from a Retry-After header; default 60 s. */
   maxRetryAfterMs?: number;
+  /** The reader's caps (SSE event, response, text, tool arguments, calls); default: the protocol's. */
   limits?: ResponseLimits;
+  /** The fetch to call; default: the global one (tests inject a scripted one). */
   fetch?: typeof fetch;
 }
 

@@ -7,8 +7,11 @@
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
+  /** The provider's id for the call; its result answers this id. */
   id: string;
+  /** Always a function call. */
   type: "function";
+  /** The tool's name and its arguments as the raw JSON text the model sent. */
   function: { name: string; arguments: string };
   /**
    * Provider data that must come back with this call, in the Chat Completions shape it arrived
@@ -30,8 +33,11 @@ export interface ProviderData {
 
 /** The assistant's message as it goes into the canonical history. */
 export interface AssistantMessage {
+  /** Always the assistant. */
   role: "assistant";
+  /** The text; null when the message only calls tools. */
   content: string | null;
+  /** The calls the message asks for, in order; omitted when none. */
   tool_calls?: ChatToolCall[];
   /** DeepSeek-style thinking text, sent back on tool-call messages as Chat Completions has it. */
   reasoning_content?: string;
@@ -48,20 +54,27 @@ export type ChatMessage =
 
 /** A tool as offered to the model (OpenAI function format). */
 export interface ToolSpec {
+  /** Always a function. */
   type: "function";
+  /** The tool's name, description for the model, and arguments as JSON Schema. */
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 /** Token counts one provider call reported; a field is absent when not reported. */
 export interface ProviderUsage {
+  /** Tokens of the request's prompt. */
   prompt_tokens?: number;
+  /** Tokens of the answer. */
   completion_tokens?: number;
 }
 
 /** One provider call's input. */
 export interface ProviderRequest {
+  /** The model to ask. */
   model: string;
+  /** The prompt: the system message, then the canonical history. */
   messages: ChatMessage[];
+  /** The tools the model may call. */
   tools: ToolSpec[];
   /** Cancels the call: the stream then throws the signal's reason. */
   signal: AbortSignal;

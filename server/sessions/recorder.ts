@@ -54,6 +54,26 @@ export interface RecorderOptions {
   log: (line: string) => void;
 }
 
+/**
+ * How long a turn end waits for `fdatasync`: a disk that hangs (a stalled network file system)
+ * must not hold the turn's terminal event forever. The flush goes on in the background.
+ */
+export const SYNC_WAIT_MS = 5000;
+
+/** Flushes `file`, waiting at most {@link SYNC_WAIT_MS}; a slow flush is logged. */
+async function syncBounded(file: SessionFile, log: (line: string) => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const sync = file.sync();
+  const late = await Promise.race([
+    sync.then(() => false),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), SYNC_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
+  if (late) {
+    log(`scv: flushing ${file.path} takes over ${SYNC_WAIT_MS} ms; the turn goes on`);
+    sync.catch((e) => log(`scv: flushing ${file.path} failed: ${errorText(e)}`));
+  }
+}
+
 /** The default bound of a session file before it is rewritten as a snapshot. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -125,6 +145,10 @@ export class Recorder {
 
   /** Records the history's changes since the last sync. */
   sync(): void {
+    // Until the store has started (its directory made, retention done) nothing is recorded;
+    // the first sync after that catches up with the whole history.
+    const store = this.#o.store;
+    if (store && !store.started && !store.unusable && !this.#file) return;
     const h = this.view.history;
     if (h === this.#base && h.length === this.#mirror.length) return;
     const records: SessionRecord[] = [];
@@ -231,7 +255,7 @@ export class Recorder {
   /** Appends records, creating the file first; a failure is logged once and ends recording. */
   #write(records: SessionRecord[]): void {
     const store = this.#o.store;
-    if (!store || this.#failed || records.length === 0) return;
+    if (!store || store.unusable || this.#failed || records.length === 0) return;
     try {
       if (!this.#file) {
         this.#file = store.create({
@@ -276,6 +300,7 @@ export class Recorder {
    * `fdatasync`, the index. The turn is on disk when the client hears it ended.
    */
   async endTurn(end: TurnEnd, seq: number): Promise<void> {
+    await this.#o.store?.ready.catch(() => {});
     this.sync();
     this.#turns++;
     await this.#flush(this.#mark(end, seq));
@@ -283,6 +308,7 @@ export class Recorder {
 
   /** Records a change outside turns (compaction, configuration) with a mark, then flushes. */
   async checkpoint(extra: SessionRecord[] = [], seq?: number): Promise<void> {
+    await this.#o.store?.ready.catch(() => {});
     this.sync();
     this.#write(extra);
     await this.#flush(this.#mark(undefined, seq));
@@ -310,7 +336,7 @@ export class Recorder {
         // Already flushed by the rename's fdatasync.
         file.replace(this.#compacted(mark));
       } else {
-        await file.sync();
+        await syncBounded(file, this.#o.log);
       }
       this.#index();
     } catch (e) {

@@ -63,6 +63,8 @@ export interface SessionList {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Index appends by one process between two rewrites of the index. */
+export const INDEX_COMPACT_EVERY = 1000;
 /** Ids named in the retention log line, at most. */
 const LOGGED_IDS = 5;
 
@@ -98,6 +100,10 @@ export class SessionStore {
   readonly ready: Promise<void>;
   #o: StoreOptions;
   #index: SessionIndex;
+  #appends = 0;
+  #unusable = false;
+  #started = false;
+  #compacting: Promise<void> | undefined;
 
   /** Opens the store; startup work (directory, retention, index) starts at once. */
   constructor(options: StoreOptions) {
@@ -106,11 +112,23 @@ export class SessionStore {
     this.redactor = new Redactor(options.secrets);
     this.#index = new SessionIndex(options.dir, this.redactor);
     this.ready = this.#startup();
-    this.ready.catch(() => {}); // observed by every use
+    // Observed by every use; a store that could not start records nothing (said once, by the
+    // opener's log) instead of failing every session's first write.
+    this.ready.then(() => (this.#started = true), () => (this.#unusable = true));
   }
 
   #now(): number {
     return this.#o.now?.() ?? Date.now();
+  }
+
+  /** Whether startup (directory, retention) is done, so files can be created. */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Whether the directory could not be set up: nothing can be recorded in it. */
+  get unusable(): boolean {
+    return this.#unusable;
   }
 
   /** The current time as recorded. */
@@ -253,9 +271,28 @@ export class SessionStore {
     return SessionFile.create(this.#path(header.session_id), record, this.redactor);
   }
 
-  /** Records a session's current summary in the index. */
+  /**
+   * Records a session's current summary in the index. Every {@link INDEX_COMPACT_EVERY}
+   * appends by this process, the index is rewritten with one line per session (in the
+   * background), so a long-running process keeps it small.
+   */
   updateIndex(entry: IndexEntry): void {
     this.#index.append(entry);
+    if (++this.#appends % INDEX_COMPACT_EVERY === 0 && !this.#compacting) {
+      this.#compacting = this.#compactIndex()
+        .catch((e) => this.#o.log(`scv: cannot rewrite the sessions index: ${errorText(e)}`))
+        .finally(() => (this.#compacting = undefined));
+    }
+  }
+
+  async #compactIndex(): Promise<void> {
+    const { summaries } = await this.#reconcile();
+    await this.#index.rewrite(summaries.sort(newestFirst));
+  }
+
+  /** Settles once a background index rewrite (if any) is done; for tests and shutdown. */
+  async settled(): Promise<void> {
+    await this.#compacting;
   }
 
   /**

@@ -188,7 +188,12 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, out: Output
 
 /** What a bash tool runs with beyond each call's context. */
 export interface BashOptions {
-  /** The OS sandbox; without one, commands run directly (as under `"sandbox": "off"`). */
+  /**
+   * The OS sandbox; without one, commands run directly (as under `"sandbox": "off"`). Set by
+   * scv's server from the config: not part of the library API.
+   *
+   * @ignore
+   */
   sandbox?: Sandbox | undefined;
   /** `shell_env_passthrough`. */
   passthrough?: readonly string[] | undefined;

@@ -64,8 +64,13 @@ export class ToolRegistry {
   /** The tools as OpenAI function specs, computed once. */
   specs(): ToolSpec[] {
     this.#specs ??= this.list().map((t) => {
+      // A tool's schema is a zod schema; its type only promises `safeParse`, so the public
+      // Tool type names no zod type.
       const { $schema: _, ...parameters } = t.parameters ??
-        z.toJSONSchema(t.schema, { io: "input" }) as Record<string, unknown>;
+        z.toJSONSchema(t.schema as unknown as z.ZodType, { io: "input" }) as Record<
+          string,
+          unknown
+        >;
       return {
         type: "function" as const,
         function: { name: t.name, description: t.description, parameters },

@@ -6,10 +6,40 @@
  *
  * @module
  */
-import type { z } from "zod";
-import type { Risk } from "../../protocol/schema.ts";
+import type { Risk } from "../../protocol/constants.ts";
 
 export type { Risk };
+
+/** One reason arguments failed their schema; zod's issues have this shape. */
+export interface ArgumentIssue {
+  /** Where in the arguments: property names and array indexes, outermost first. */
+  readonly path: readonly PropertyKey[];
+  /** What is wrong, in a sentence. */
+  readonly message: string;
+  /** The kind of issue (zod's `invalid_type`, `too_small`...); omitted when unknown. */
+  readonly code?: string;
+  /** For a wrong type: the type expected; omitted otherwise. */
+  readonly expected?: unknown;
+}
+
+/** The outcome of checking arguments against a tool's schema. */
+export type ArgumentCheck<A> =
+  | { readonly success: true; readonly data: A }
+  | { readonly success: false; readonly error: { readonly issues: readonly ArgumentIssue[] } };
+
+/**
+ * What scv needs of a tool's argument schema: zod's `safeParse`. Any zod schema is one
+ * (`z.object({...})`), and scv sends it to the model as JSON Schema.
+ */
+export interface ArgumentSchema<A> {
+  /** Checks raw arguments; never throws. */
+  safeParse(value: unknown): ArgumentCheck<A>;
+}
+
+/** The argument type a schema's successful check yields. */
+export type ArgumentsOf<S> = S extends { safeParse(value: unknown): infer R }
+  ? R extends { success: true; data: infer D } ? D : never
+  : never;
 
 /** The longest delay `setTimeout` can hold (it fires at once past this). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -31,6 +61,7 @@ export interface ToolContext {
    * tool stops promptly and returns.
    */
   signal: AbortSignal;
+  /** The output bound and time limit of this call. */
   limits: ToolLimits;
   /** Names of environment variables that must not reach child processes (API keys). */
   secretEnv: readonly string[];
@@ -77,8 +108,11 @@ export function stopMessage(signal: AbortSignal, cancelled: string): string {
 
 /** A tool call's result; `output` is what the model sees. */
 export interface ToolResult {
+  /** Whether the call did what was asked; a failure's `output` says why. */
   success: boolean;
+  /** What the model sees (bounded again before it is sent). */
   output: string;
+  /** Whether `output` was cut to the output limit. */
   truncated: boolean;
 }
 
@@ -88,8 +122,8 @@ export interface Tool<A = unknown> {
   readonly name: string;
   /** What the tool does, for the model. */
   readonly description: string;
-  /** Validates arguments; sent to the provider as JSON Schema. */
-  readonly schema: z.ZodType<A>;
+  /** Validates arguments (a zod schema); sent to the provider as JSON Schema. */
+  readonly schema: ArgumentSchema<A>;
   /**
    * The JSON Schema sent to the provider instead of one derived from `schema`: for tools whose
    * schema comes from elsewhere as JSON (MCP servers' tools).
@@ -141,8 +175,8 @@ export type AnyTool = Tool<any>;
  * assert(echo.name === "echo");
  * ```
  */
-export function defineTool<S extends z.ZodType>(tool: Tool<z.infer<S>> & { schema: S }): Tool<
-  z.infer<S>
-> {
+export function defineTool<S extends ArgumentSchema<unknown>>(
+  tool: Tool<ArgumentsOf<S>> & { schema: S },
+): Tool<ArgumentsOf<S>> {
   return tool;
 }

@@ -34,6 +34,8 @@ export class RawServer {
     await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(config));
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...SERVER_FLAGS, MAIN, "server", "--config", `${dir}/config.json`],
+      // Sessions are recorded in the temp dir, never in the user's state directory.
+      env: { XDG_STATE_HOME: `${dir}/.state` },
       stdin: "piped",
       stdout: "piped",
       stderr: "null",

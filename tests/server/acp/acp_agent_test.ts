@@ -202,3 +202,46 @@ Deno.test("acp: a client that answers a permission with cancelled cancels the tu
     assertEquals((await agent.prompt(sessionId, "Touch x")).stopReason, "cancelled");
   });
 });
+
+Deno.test("acp: reasoning streams as agent_thought_chunk, never as message text", async () => {
+  const reasoning = (t: string) => ({ choices: [{ index: 0, delta: { reasoning_content: t } }] });
+  const content = (t: string) => ({ choices: [{ index: 0, delta: { content: t } }] });
+  const script = [{
+    kind: "stream" as const,
+    events: [reasoning("Let me "), reasoning("think."), content("The answer."), {
+      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+    }],
+  }];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "Think")).stopReason, "end_turn");
+    const thoughts = agent.updatesOf(sessionId, "agent_thought_chunk")
+      .map((u) => (u as { content: { text: string } }).content.text).join("");
+    assertEquals(thoughts, "Let me think.");
+    assertEquals(agent.messageText(sessionId), "The answer.");
+  });
+});
+
+Deno.test("acp: a turn notice is a notice update for a client that shows notices, and nothing for one that does not", async () => {
+  const refusal = {
+    kind: "status" as const,
+    status: 400,
+    body: '{"error":{"message":"this model does not support tools"}}',
+  };
+  for (const shows of [true, false]) {
+    await withAgent([refusal, text("Without tools.")], {}, async (agent) => {
+      await agent.initialize(shows ? { session: { notices: {} } } : {});
+      const { sessionId } = await agent.newSession(await agent.workspace());
+      assertEquals((await agent.prompt(sessionId, "hi")).stopReason, "end_turn");
+      const notices = agent.updatesOf(sessionId, "notice") as Array<{ title: string }>;
+      if (shows) {
+        assertEquals(notices.length, 1);
+        assertMatch(notices[0]!.title, /cannot use tools/);
+      } else {
+        assertEquals(notices, []);
+      }
+      assertEquals(agent.messageText(sessionId), "Without tools.");
+    });
+  }
+});

@@ -254,3 +254,14 @@ Deno.test("acp: EOF during a running command ends the turn, the command and the 
     assert(!alive, `process ${pid} outlived the agent`);
   });
 });
+
+Deno.test("acp: a delta too large for max_server_frame_bytes stops the prompt with max_tokens", async () => {
+  await withAgent([text("x".repeat(6000), { pieceSize: 6000 })], {
+    config: { max_server_frame_bytes: 4096 },
+  }, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "flood")).stopReason, "max_tokens");
+    for (const line of agent.lines) assert(new TextEncoder().encode(line).length <= 4096);
+  });
+});

@@ -234,3 +234,9 @@ Deno.test("the mapper forgets the oldest open call past its bound", () => {
   assertEquals(m.call("c0"), undefined);
   assert(m.call("c1024") !== undefined && m.call("c1") !== undefined);
 });
+
+Deno.test("a turn notice is an info notice titled with its message", () => {
+  assertEquals(mapper().map({ type: "turn.notice", message: "Model cannot use tools" }), [
+    { sessionUpdate: "notice", severity: "info", title: "Model cannot use tools" },
+  ]);
+});

@@ -293,3 +293,38 @@ Deno.test("a session that never got a prompt leaves no file", async () => {
     await mock.close();
   }
 });
+
+Deno.test("without write permission for the state directory a session still runs, with one notice", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const s = await startServer(state, mock.baseUrl, {
+        denoFlags: [
+          "--no-prompt",
+          "--allow-read",
+          `--allow-write=${cwd}`,
+          "--allow-env",
+          "--allow-net",
+          "--allow-run=bash",
+        ],
+      });
+      try {
+        const id = (await startSession(s, cwd)).session_id;
+        const { done } = await s.runTurn(id, "hello");
+        assertEquals(done.type, "turn.completed");
+        await s.send({ type: "session.list", request_id: "list" });
+        const list = await s.next((e) => e.request_id === "list");
+        assertEquals(list.code, "invalid_request");
+        assertEquals(await s.stop(), 0);
+        const notices = s.stderr.split("\n").filter((l) => l.includes("record"));
+        assertEquals(notices.length, 1, s.stderr);
+        assertMatch(notices[0]!, /sessions are not recorded: cannot use/);
+      } finally {
+        await s.kill();
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});

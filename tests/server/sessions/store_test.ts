@@ -9,6 +9,7 @@ import { type RecordedSessionView, Recorder } from "../../../server/sessions/rec
 import { replay } from "../../../server/sessions/records.ts";
 import { INDEX_FILE } from "../../../server/sessions/session_index.ts";
 import {
+  INDEX_COMPACT_EVERY,
   SessionLookupError,
   SessionStore,
   type StoreOptions,
@@ -333,6 +334,39 @@ Deno.test("a session file past its bound is rewritten as one snapshot that repla
     assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
     const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".tmp"));
     assert.deepEqual(leftovers, []);
+  });
+});
+
+Deno.test("a long-running process rewrites the index to one line per session", async () => {
+  await withDir(async (dir) => {
+    const s = store(dir);
+    await s.ready;
+    const session = await recordSession(s, "/w", ["one"]);
+    const entry = (await s.list({ limit: 1 })).sessions[0]!;
+    for (let i = 0; i < INDEX_COMPACT_EVERY; i++) s.updateIndex({ ...entry, turns: i });
+    await s.settled();
+    const lines = Deno.readTextFileSync(`${dir}/${INDEX_FILE}`).trim().split("\n");
+    assert.ok(lines.length < INDEX_COMPACT_EVERY / 2, `${lines.length} lines`);
+    const listed = (await s.list({ limit: 5 })).sessions;
+    assert.deepEqual(listed.map((e) => e.session_id), [session.id]);
+  });
+});
+
+Deno.test("a recorder used before its store has started records the whole turn at its end", async () => {
+  await withDir(async (dir) => {
+    const s = store(dir); // startup (mkdir, retention) still in flight
+    assert.equal(s.started, false);
+    const session = new FakeSession("/w");
+    const recorder = new Recorder(session, { store: s, log: () => {} });
+    session.history.push({ role: "user", content: "early prompt" });
+    recorder.observe({ type: "turn.started" });
+    session.history.push({ role: "assistant", content: "early answer" });
+    recorder.observe({ type: "assistant.completed" });
+    await recorder.endTurn("completed", 3);
+    recorder.close();
+    const r = replay(Deno.readTextFileSync(`${dir}/${session.id}.jsonl`));
+    assert.deepEqual(r.history, session.history);
+    assert.equal(r.title, "early prompt");
   });
 });
 

@@ -1,0 +1,240 @@
+/**
+ * `scv sandbox check`: whether the OS sandbox works here, in which mode, and what it would deny,
+ * shown by running a command in it (a write outside the workspace, a hook in `.git/hooks`, a
+ * look at `/proc`, a connection to a port scv opened outside, a read of each hidden path).
+ * Exit 0 when bash calls would run sandboxed, 1 when they would run unsandboxed or fail.
+ *
+ * @module
+ */
+import type { SandboxCheckOptions } from "./command_line.ts";
+import { loadConfigOrReport } from "../server/config.ts";
+import { openSandbox, type Sandbox, type SandboxSpec } from "../server/sandbox/mod.ts";
+
+const encoder = new TextEncoder();
+
+/** What the live run inside the sandbox found. */
+export interface LiveFindings {
+  /** A file written outside the workspace did not appear on the host. */
+  writeOutsideBlocked: boolean | undefined;
+  /** Writing `.git/hooks` failed (undefined: no repository). */
+  hooksBlocked: boolean | undefined;
+  /** Processes visible in `/proc` inside. */
+  processes: number | undefined;
+  /** scv's own pid was not visible inside. */
+  scvHidden: boolean | undefined;
+  /** A loopback port opened outside could not be reached (undefined: not tried). */
+  loopbackBlocked: boolean | undefined;
+  /** Hidden paths that showed content inside (should be none). */
+  leakedHidden: string[];
+}
+
+function mark(ok: boolean | undefined): string {
+  return ok === undefined ? "-" : ok ? "ok" : "FAILED";
+}
+
+/**
+ * The report's lines for a sandbox and, when it ran, what the live check found. Pure.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reportLines } from "./sandbox_check.ts";
+ * const lines = reportLines({
+ *   configured: "off", workspace: "/w", report: { mode: "off", reason: "configured" },
+ * });
+ * assert(lines.some((l) => l.includes("approval is the only guard")));
+ * ```
+ */
+export function reportLines(input: {
+  configured: string;
+  workspace: string;
+  report: ReturnType<Sandbox["report"]>;
+  backend?: string;
+  spec?: SandboxSpec;
+  live?: LiveFindings;
+}): string[] {
+  const { report, spec, live } = input;
+  const lines = [`workspace:   ${input.workspace}`];
+  if (report.mode === "off") {
+    lines.push(
+      `sandbox:     off ("sandbox": "${input.configured}"): ${report.reason}`,
+      "warning:     bash commands run with the user's full rights; approval is the only guard.",
+      "             A command can read scv's environment, the provider's API key included,",
+      "             through /proc/$PPID/environ, and processes it leaves behind with setsid",
+      "             and an empty environment can outlive the call.",
+    );
+    return lines;
+  }
+  lines.push(
+    `sandbox:     ${input.backend ?? "os sandbox"} works`,
+    `mode:        ${report.mode} ("sandbox": "${input.configured}")` +
+      (report.reason ? `; ${report.reason}` : ""),
+  );
+  if (spec) {
+    lines.push(
+      `writable:    ${spec.mode === "workspace-write" ? spec.writable.join(", ") : "nothing"}` +
+        " (and a private, empty /tmp)",
+      `read-only:   everything else${
+        spec.readOnly.length > 0 ? `, and ${spec.readOnly.join(", ")}` : ""
+      }`,
+      `hidden:      ${
+        spec.hidden.length > 0 ? spec.hidden.map((h) => h.path).join(", ") : "(none exist)"
+      }`,
+      `network:     ${spec.network ? "shared with the host" : "none (a loopback of its own)"}`,
+      "processes:   own PID namespace: /proc shows no process of scv or of the user; every " +
+        "process of a call dies with it",
+    );
+  }
+  if (live) {
+    lines.push(
+      "checked by running a command inside:",
+      `  [${mark(live.writeOutsideBlocked)}] a write outside the workspace does not reach the host`,
+      `  [${mark(live.hooksBlocked)}] .git/hooks cannot be written` +
+        (live.hooksBlocked === undefined ? " (the workspace is not a git repository)" : ""),
+      `  [${mark(live.scvHidden)}] scv's process is not visible (${
+        live.processes ?? "?"
+      } processes in /proc, all the command's own)`,
+      `  [${mark(live.loopbackBlocked)}] a port scv opened on 127.0.0.1 outside is unreachable` +
+        (live.loopbackBlocked === undefined ? " (not tried)" : ""),
+      `  [${mark(live.leakedHidden.length === 0)}] hidden paths show nothing` +
+        (live.leakedHidden.length > 0 ? `: ${live.leakedHidden.join(", ")} leaked` : ""),
+    );
+  }
+  return lines;
+}
+
+/** Whether every live check that ran passed. */
+export function livePassed(live: LiveFindings, network: boolean): boolean {
+  return live.writeOutsideBlocked !== false && live.hooksBlocked !== false &&
+    live.scvHidden !== false && (network || live.loopbackBlocked !== false) &&
+    live.leakedHidden.length === 0;
+}
+
+const LIVE_SCRIPT = String.raw`
+outside=$1 pid=$2 port=$3; shift 3
+touch "$outside" 2>/dev/null
+if [ -d .git ]; then
+  if touch .git/hooks/.scv-sandbox-check 2>/dev/null; then echo "hooks=open"; rm -f .git/hooks/.scv-sandbox-check; else echo "hooks=blocked"; fi
+fi
+n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo "processes=$n"
+if [ -e "/proc/$pid" ]; then echo "scv=visible"; else echo "scv=hidden"; fi
+if [ -n "$port" ]; then
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "loopback=open"; else echo "loopback=blocked"; fi
+fi
+for h; do
+  if [ -d "$h" ]; then [ -n "$(ls -A "$h" 2>/dev/null)" ] && echo "leak=$h"
+  elif [ -s "$h" ]; then echo "leak=$h"; fi
+done
+exit 0
+`;
+
+async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
+  {
+    spec: SandboxSpec;
+    live: LiveFindings;
+  } | { error: string }
+> {
+  const parent = workspace === "/" ? "/" : workspace.slice(0, workspace.lastIndexOf("/")) || "/";
+  const outside = `${parent}/.scv-sandbox-check-${crypto.randomUUID()}`;
+  let listener: Deno.TcpListener | undefined;
+  try {
+    listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  } catch {
+    // No --allow-net for it: the loopback check is skipped.
+  }
+  try {
+    const port = listener ? String(listener.addr.port) : "";
+    const prepared = await sandbox.prepare(workspace, [
+      "bash",
+      "-c",
+      LIVE_SCRIPT,
+      "scv-check",
+      outside,
+      String(Deno.pid),
+      port,
+    ]);
+    if (prepared.kind !== "sandboxed") {
+      return { error: prepared.kind === "refused" ? prepared.message : "not sandboxed" };
+    }
+    const spec = prepared.spec;
+    const { args } = sandbox.backend.command(spec, [
+      "bash",
+      "-c",
+      LIVE_SCRIPT,
+      "scv-check",
+      outside,
+      String(Deno.pid),
+      port,
+      ...spec.hidden.map((h) => h.path),
+    ]);
+    const out = await new Deno.Command(prepared.command, {
+      args,
+      cwd: workspace,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    if (!out.success) {
+      return { error: new TextDecoder().decode(out.stderr).trim() || `exit code ${out.code}` };
+    }
+    const value = (key: string) => new RegExp(`^${key}=(.*)$`, "m").exec(text)?.[1];
+    let landed = false;
+    try {
+      await Deno.lstat(outside);
+      landed = true;
+      await Deno.remove(outside).catch(() => {});
+    } catch {
+      // Not there: the write was contained.
+    }
+    const hooks = value("hooks");
+    const loopback = value("loopback");
+    const processes = value("processes");
+    return {
+      spec,
+      live: {
+        writeOutsideBlocked: !landed,
+        hooksBlocked: hooks === undefined ? undefined : hooks === "blocked",
+        processes: processes === undefined ? undefined : Number(processes),
+        scvHidden: value("scv") === "hidden",
+        loopbackBlocked: loopback === undefined ? undefined : loopback === "blocked",
+        leakedHidden: [...text.matchAll(/^leak=(.*)$/gm)].map((m) => m[1]!),
+      },
+    };
+  } finally {
+    listener?.close();
+  }
+}
+
+/** Runs `scv sandbox check`; resolves with the exit status. */
+export async function runSandboxCheck(
+  options: SandboxCheckOptions,
+  write: (text: string) => void = (t) => void Deno.stdout.writeSync(encoder.encode(t)),
+): Promise<number> {
+  const config = loadConfigOrReport(options.flags, console.error);
+  if (!config) return 2;
+  let workspace: string;
+  try {
+    workspace = await Deno.realPath(options.cwd ?? Deno.cwd());
+  } catch (e) {
+    console.error(`scv sandbox check: cannot open the workspace: ${(e as Error).message}`);
+    return 2;
+  }
+  const sandbox = await openSandbox(config);
+  const report = sandbox.report(workspace);
+  const base = { configured: config.sandbox, workspace, report, backend: sandbox.backend.name };
+  if (!sandbox.active) {
+    write(reportLines(base).join("\n") + "\n");
+    if (sandbox.probe && !sandbox.probe.ok) write(`to fix:      ${sandbox.probe.fix}\n`);
+    return 1;
+  }
+  const found = await liveCheck(sandbox, workspace);
+  if ("error" in found) {
+    write(reportLines(base).join("\n") + `\nthe trial command failed: ${found.error}\n`);
+    return 1;
+  }
+  write(reportLines({ ...base, ...found }).join("\n") + "\n");
+  return livePassed(found.live, found.spec.network) ? 0 : 1;
+}
