@@ -255,7 +255,17 @@ Examples:
       },
     );
 
-  common(program.command("sessions"), true)
+  program.command("sessions")
+    .option(
+      "--config <path>",
+      "a JSONC config file (wins over the user and SCV_CONFIG files)",
+      nonEmptyPath,
+    )
+    .option(
+      "--cwd <dir>",
+      "only the sessions of this directory (default: every directory)",
+      workspacePath,
+    )
     .description(
       "list recorded sessions, newest first: id, last update, turns, directory and title " +
         "(--cwd for one directory's); --json prints one JSON object per line",
