@@ -34,11 +34,21 @@ export interface SessionsOptions {
   limit: number;
 }
 
+/**
+ * Which session the TUI opens: a new one, a recorded one (`--resume ID`, or `"last"` for
+ * `--continue`), or the picker (`--resume` without an ID).
+ */
+export type TuiSessionChoice =
+  | { kind: "new" }
+  | { kind: "resume"; resume: string }
+  | { kind: "pick" };
+
 /** Options of the TUI. */
 export interface TuiOptions {
   flags: ConfigFlags;
   cwd: string | undefined;
   serverCommand: string | undefined;
+  session: TuiSessionChoice;
 }
 
 /** What the command line asks for. */
@@ -141,11 +151,15 @@ Environment:
   OPENAI_API_KEY    the provider's API key (the variable is named by "api_key_env");
                     without it no Authorization header is sent (local servers)
   OPENAI_BASE_URL   an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                    the same for "provider": "anthropic"
   SCV_MODEL         the model name
   SCV_CONFIG        a JSONC config file, read after ~/.config/scv/config.jsonc
 
 Examples:
   scv                                   open the TUI in the current directory
+  scv -c                                continue the newest session recorded here
+  scv --resume                          pick a recorded session of this directory
   scv exec "summarise README.md"        one turn, answer on stdout
   scv server --config scv.jsonc         Peon protocol on stdin/stdout
   scv acp                               an ACP agent for editors (Zed and others) on stdin/stdout
@@ -158,12 +172,33 @@ Examples:
       "--server-command <cmd>",
       "spawn this Peon server command instead of the in-process one",
     )
-    .action((o: CommonOpts & { serverCommand?: string }) => {
-      result = {
-        kind: "tui",
-        options: { flags: flagsOf(o), cwd: o.cwd, serverCommand: o.serverCommand },
-      };
-    });
+    .addOption(
+      new Option("-c, --continue", "reopen the newest session recorded for this directory")
+        .conflicts("resume"),
+    )
+    .option(
+      "--resume [id]",
+      "reopen the recorded session ID; without ID, pick one of this directory's sessions",
+      (value: string) => {
+        if (value.trim() === "") throw new InvalidArgumentError("a session id cannot be empty.");
+        return value;
+      },
+    )
+    .action(
+      (o: CommonOpts & { serverCommand?: string; continue?: boolean; resume?: string | true }) => {
+        const session: TuiSessionChoice = o.continue
+          ? { kind: "resume", resume: "last" }
+          : o.resume === true
+          ? { kind: "pick" }
+          : typeof o.resume === "string"
+          ? { kind: "resume", resume: o.resume }
+          : { kind: "new" };
+        result = {
+          kind: "tui",
+          options: { flags: flagsOf(o), cwd: o.cwd, serverCommand: o.serverCommand, session },
+        };
+      },
+    );
 
   common(program.command("server"), false)
     .description(
@@ -220,7 +255,17 @@ Examples:
       },
     );
 
-  common(program.command("sessions"), true)
+  program.command("sessions")
+    .option(
+      "--config <path>",
+      "a JSONC config file (wins over the user and SCV_CONFIG files)",
+      nonEmptyPath,
+    )
+    .option(
+      "--cwd <dir>",
+      "only the sessions of this directory (default: every directory)",
+      workspacePath,
+    )
     .description(
       "list recorded sessions, newest first: id, last update, turns, directory and title " +
         "(--cwd for one directory's); --json prints one JSON object per line",

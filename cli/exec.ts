@@ -132,7 +132,10 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
     writable: s2c.writable,
     config,
     log: (line) => {
-      if (logs.length < 100) logs.push(line);
+      // What the session store says (deletions at startup, a recording that stopped) is for
+      // the user; the server's own diagnostics stay quiet.
+      if (line.startsWith("scv: ")) io.stderr(line + "\n");
+      else if (logs.length < 100) logs.push(line);
     },
     onMcpStatus: (s) => {
       if (s.status !== "failed") return;

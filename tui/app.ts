@@ -15,8 +15,11 @@ import {
   applyKey,
   type ClientState,
   createState,
+  type CustomCommand,
+  findCommand,
   interruptTurn,
   markClosed,
+  openPicker,
 } from "./state/mod.ts";
 import { LiveRegion } from "./terminal.ts";
 import { colorEnabled, errorText, makeStyle, sanitize } from "./text.ts";
@@ -26,8 +29,12 @@ import {
   openServer,
   type ServerLink,
   type ServerParts,
+  type SessionChoice,
   withTimeout,
 } from "./server_link.ts";
+import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
+import { mentionReader } from "./shell/mention_reader.ts";
+import { fetchModels } from "./shell/models.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
 import { ExitLatch, type Outcome } from "./shell/exit.ts";
 import { InputReader } from "./shell/input_reader.ts";
@@ -53,15 +60,31 @@ export interface AppOptions {
   env: (name: string) => string | undefined;
   /** The server side's parts the TUI uses. */
   server: ServerParts;
+  /** Which session to open (default: a new one). */
+  session?: SessionChoice;
 }
+
+/** Most paths indexed for `@path` completion. */
+const MAX_INDEXED_PATHS = 20_000;
 
 /** How long the server has to end after the TUI closes its input. */
 const SHUTDOWN_MS = 5000;
 
-/** The state at startup: the config's limits and the saved prompt history. */
+/**
+ * The state at startup: the config's limits, the saved prompt history, the custom commands
+ * (a notice for each one left out) and the reader of mentioned files.
+ */
 async function initialState(options: AppOptions, historyPath?: string): Promise<ClientState> {
   const { config } = options;
-  return createState({
+  const found = await loadCustomCommands(commandDirs(options.env, options.cwd));
+  const notices = [...found.notices];
+  const customCommands: CustomCommand[] = [];
+  for (const c of found.commands) {
+    if (findCommand(`/${c.name}`)) {
+      notices.push(`Custom command ${c.source} is not used: /${c.name} is a built-in command`);
+    } else customCommands.push(c);
+  }
+  const state = createState({
     model: config.model,
     cwd: options.cwd,
     historyLimits: {
@@ -77,7 +100,12 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     // The in-process server runs with this very config; a spawned one's limit is not reported,
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
+    approvalPolicy: config.approval_policy,
+    customCommands,
+    readMention: mentionReader(options.cwd),
   });
+  for (const n of notices) addNotice(state, "warn", n);
+  return state;
 }
 
 /** What {@link attachServer} works with. */
@@ -92,7 +120,12 @@ interface Shell {
  * Feeds the server's events to the state and starts the session; a server that goes away, or
  * dies during the handshake, ends the TUI with its exit status and last log lines.
  */
-function attachServer(link: ServerLink, shell: Shell, cwd: string): void {
+function attachServer(
+  link: ServerLink,
+  shell: Shell,
+  cwd: string,
+  choice: SessionChoice,
+): void {
   const { state, exit, render, effects } = shell;
   const reportServerGone = async (error?: string) => {
     const code = await withTimeout(link.exitStatus(), 3000);
@@ -122,13 +155,15 @@ function attachServer(link: ServerLink, shell: Shell, cwd: string): void {
       void reportServerGone(input.error);
     }
   });
-  handshake(link.client, cwd).then(() => {
-    addNotice(
-      state,
-      "info",
+  const say = (text: string) => {
+    addNotice(state, "info", text);
+    render.schedule();
+  };
+  handshake(link.client, cwd, undefined, choice, say).then(() => {
+    say(
       `scv · ${state.model} · ${state.cwd}\nType a prompt and press Enter; /help lists commands.`,
     );
-    render.schedule();
+    if (choice.kind === "pick") effects.run(openPicker(state, true));
   }, async (e) => {
     // A server that died during the handshake is reported as such, with its last words.
     const code = await withTimeout(link.exitStatus(), 1000);
@@ -174,6 +209,8 @@ export async function runApp(options: AppOptions): Promise<number> {
     exit,
     historyPath,
     send: () => link && ((message) => link!.client.send(message)),
+    listModels: () => fetchModels(options.config, env),
+    indexFiles: () => options.server.listFiles(options.cwd, MAX_INDEXED_PATHS),
   });
   const input = new InputReader({
     input: Deno.stdin,
@@ -227,7 +264,12 @@ export async function runApp(options: AppOptions): Promise<number> {
         server: options.server,
         ...(options.serverCommand !== undefined ? { serverCommand: options.serverCommand } : {}),
       });
-      attachServer(link, { state, exit, render, effects }, options.cwd);
+      attachServer(
+        link,
+        { state, exit, render, effects },
+        options.cwd,
+        options.session ?? { kind: "new" },
+      );
       outcome = await exit.done;
     } catch (e) {
       outcome = { status: 1, message: `scv: ${errorText(e)}` };

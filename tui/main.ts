@@ -4,7 +4,7 @@
  * @module
  */
 import type { Config } from "../mod.ts";
-import type { ServerParts } from "./server_link.ts";
+import type { ServerParts, SessionChoice } from "./server_link.ts";
 
 /** Options of {@link runTui}. */
 export interface TuiOptions {
@@ -17,6 +17,8 @@ export interface TuiOptions {
   env: (name: string) => string | undefined;
   /** The server side's parts the TUI uses (see {@link ServerParts}). */
   server: ServerParts;
+  /** Which session to open (default: a new one). */
+  session?: SessionChoice;
 }
 
 /** The message printed when stdin or stdout is not a terminal. */

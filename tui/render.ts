@@ -14,6 +14,9 @@ import {
   type ClientState,
   contextPercent,
   formatTokens,
+  sandboxLabel,
+  sessionDate,
+  shownSessions,
   type TranscriptItem,
 } from "./state/mod.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
@@ -318,10 +321,16 @@ function shortenPath(path: string, home: string | undefined, max: number): strin
 
 function turnLabel(state: ClientState): string {
   if (state.connection === "closed") return "disconnected";
-  if (state.connection === "connecting") return "connecting";
+  if (state.connection === "connecting") return state.picker ? "pick a session" : "connecting";
   if (state.clearing) return "clearing";
   const t = state.turn;
-  if (!t) return "idle";
+  if (!t) {
+    if (state.picker) return "pick a session";
+    if (state.pending.start) return "starting session";
+    if (state.pending.compact) return "compacting";
+    if (state.pending.history) return "loading history";
+    return "idle";
+  }
   switch (t.phase) {
     case "starting":
     case "thinking":
@@ -357,9 +366,13 @@ export function statusLine(state: ClientState, view: View): string {
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
   const room = width - displayWidth(label) - 1;
-  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - 6);
+  const sandbox = state.session?.sandbox;
+  // The sandbox goes before the context figure, which stays next to the turn state.
+  const sb = sandbox ? `${sandboxLabel(sandbox.mode)} · ` : "";
+  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - sb.length - 6);
   const candidates = [
-    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${ctxText}`,
+    `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${sb}${ctxText}`,
+    `${state.model} · ${sb}${ctxText}`,
     `${state.model} · ${ctxText}`,
     ctxText,
     max ? `ctx ${contextPercent(ctx, max)}%` : "",
@@ -419,9 +432,16 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   const choice = (label: string, on: boolean) =>
     truncate(on ? s.inverse(` ${label} `) : ` ${label} `, cw);
   const choices = [choice("[y] approve", a.choice === "approve")];
-  const deny = choice("[n] deny", a.choice === "deny");
-  if (displayWidth(choices[0]!) + 1 + displayWidth(deny) <= cw) choices[0] += " " + deny;
-  else choices.push(deny);
+  for (
+    const next of [
+      choice("[n] deny", a.choice === "deny"),
+      choice("[a] always", a.choice === "always"),
+    ]
+  ) {
+    if (displayWidth(choices.at(-1)!) + 1 + displayWidth(next) <= cw) {
+      choices[choices.length - 1] += " " + next;
+    } else choices.push(next);
+  }
   // y, n and Enter go to the composer while it holds text, so say how to answer instead.
   const keys = s.gray(state.composer.text === "" ? "←/→ Enter" : "empty the prompt to answer");
   if (displayWidth(choices.at(-1)!) + 2 + displayWidth(keys) <= cw) {
@@ -439,11 +459,64 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
       }
       return rows.map(bar);
     },
-    where: [bar(s.gray(truncate(`in ${sanitize(a.cwd)}`, cw)))],
+    where: [bar(s.gray(truncate(
+      `in ${sanitize(a.cwd)}` +
+        (a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed"),
+      cw,
+    )))],
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),
   };
+}
+
+/** Most session rows the picker shows at once; it scrolls with the highlight. */
+const PICKER_ROWS = 8;
+
+/**
+ * The session picker's rows for `room` rows at most: its title, the filter, the sessions
+ * around the highlighted one (date, turns, title) and a count; empty when it is closed.
+ */
+export function pickerRows(state: ClientState, w: number, s: Style, room: number): string[] {
+  const p = state.picker;
+  if (!p || room <= 0) return [];
+  const cw = Math.max(1, w - 2);
+  const bar = (l: string) => s.cyan("│ ") + l;
+  const esc = p.startup ? "Esc new session" : "Esc cancel";
+  const head = s.cyan("╭ ") +
+    truncate(
+      `${s.bold("Resume a session")} ${s.gray(`· type to filter · ↑/↓ Enter · ${esc}`)}`,
+      cw,
+    );
+  const filter = bar(
+    truncate(p.filter === "" ? s.gray("filter: (type)") : `filter: ${sanitize(p.filter)}`, cw),
+  );
+  const shown = shownSessions(p);
+  const total = p.sessions?.length ?? 0;
+  const foot = s.cyan("╰ ") + s.gray(truncate(
+    p.sessions === undefined
+      ? "loading the recorded sessions…"
+      : `${shown.length} of ${total} session${total === 1 ? "" : "s"}${
+        p.truncated ? " (the newest)" : ""
+      }`,
+    cw,
+  ));
+  const fixed = [head, filter, foot];
+  if (room < fixed.length) return [head, foot].slice(0, room);
+  const n = Math.min(PICKER_ROWS, shown.length, room - fixed.length);
+  const first = Math.min(Math.max(0, p.index - n + 1), Math.max(0, shown.length - n));
+  const rows = shown.slice(first, first + n).map((x, i) => {
+    const on = first + i === p.index;
+    const turns = `${x.turns} turn${x.turns === 1 ? " " : "s"}`.padStart(9);
+    const line = truncate(
+      `${on ? "›" : " "} ${sessionDate(x)} ${turns}  ${
+        sanitize(x.title || "(no prompt yet)").replace(/\n/g, " ")
+      }`,
+      cw,
+    );
+    return bar(on ? s.inverse(line) : line);
+  });
+  return [head, filter, ...rows, foot];
 }
 
 /**
@@ -491,6 +564,8 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   const boxCore = box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [];
   const boxCoreRows = take(boxCore.length);
   const statusRows = take(1);
+  const picker = pickerRows(state, w, s, Math.max(0, room - 3));
+  take(picker.length);
   const hintRows = take(hint.length);
   const summaryRows = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;
   const whereRows = box ? take(box.where.length) : 0;
@@ -513,7 +588,7 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
       );
     }
   }
-  middle.push(...queued.slice(0, queuedRows), ...hint.slice(0, hintRows));
+  middle.push(...picker, ...queued.slice(0, queuedRows), ...hint.slice(0, hintRows));
 
   const first = Math.min(
     Math.max(0, comp.cursorRow - composerMax + 1),

@@ -8,7 +8,7 @@
  * @module
  */
 import { SCV_VERSION } from "../protocol/constants.ts";
-import { PeonClient } from "../protocol/client.ts";
+import { PeonClient, PeonRequestError } from "../protocol/client.ts";
 import type { ServerEventOf } from "../protocol/schema.ts";
 import type { Config, serve } from "../mod.ts";
 
@@ -21,6 +21,11 @@ export interface ServerParts {
   loadServe(): Promise<typeof serve>;
   /** Signals every process of the group `pgid`; never throws. */
   signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /**
+   * The workspace's files and directories (directories ending in `/`), relative, as the tools
+   * see them (`.git` skipped, `.gitignore` honoured), at most `maxPaths`.
+   */
+  listFiles(cwd: string, maxPaths: number): Promise<{ paths: string[]; truncated: boolean }>;
 }
 
 /** A connected server. */
@@ -126,15 +131,26 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"
 /** How long a server has to answer each step of the handshake. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** Which session the handshake opens. */
+export type SessionChoice =
+  /** A new session. */
+  | { kind: "new" }
+  /** A recorded session, by id or `"last"` (the newest for this workspace). */
+  | { kind: "resume"; resume: string }
+  /** None yet: the caller opens the picker once the connection is initialized. */
+  | { kind: "pick" };
+
 /**
- * Initializes the connection and starts a session in `cwd`, each step bounded by `timeoutMs`,
- * so that a command that is not a Peon server, or a server that hangs, is reported in plain
- * words instead of leaving the TUI connecting forever.
+ * Initializes the connection and starts a session in `cwd` (new, or resumed as `choice`
+ * says), each step bounded by `timeoutMs`, so that a command that is not a Peon server, or a
+ * server that hangs, is reported in plain words instead of leaving the TUI connecting forever.
+ * `scv -c` with nothing recorded for this workspace starts a new session, and `onNotice` says
+ * so. With `pick`, only the connection is initialized (undefined is returned).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { PeonClient } from "../protocol/client.ts";
+ * import { PeonClient, PeonRequestError } from "../protocol/client.ts";
  * import { handshake } from "./server_link.ts";
  * // A "server" that never answers.
  * const silent = new TransformStream<Uint8Array, Uint8Array>();
@@ -148,7 +164,9 @@ export async function handshake(
   client: PeonClient,
   cwd: string,
   timeoutMs = HANDSHAKE_TIMEOUT_MS,
-): Promise<ServerEventOf<"session.started">> {
+  choice: SessionChoice = { kind: "new" },
+  onNotice: (text: string) => void = () => {},
+): Promise<ServerEventOf<"session.started"> | undefined> {
   const step = async <T>(what: string, reply: Promise<T>): Promise<T> => {
     const r = await withTimeout(reply, timeoutMs);
     if (r === "timeout") {
@@ -160,7 +178,21 @@ export async function handshake(
     return r;
   };
   await step("initialize", client.initialize());
-  return await step("session.start", client.startSession(cwd));
+  if (choice.kind === "pick") return undefined;
+  if (choice.kind === "new") return await step("session.start", client.startSession(cwd));
+  try {
+    return await step(
+      "session.start",
+      client.request({ type: "session.start", cwd, resume: choice.resume }, ["session.started"]),
+    );
+  } catch (e) {
+    if (
+      choice.resume !== "last" || !(e instanceof PeonRequestError) ||
+      e.event.code !== "session_not_found"
+    ) throw e;
+    onNotice("No session is recorded for this workspace yet; a new one starts");
+    return await step("session.start", client.startSession(cwd));
+  }
 }
 
 /**

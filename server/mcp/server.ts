@@ -58,6 +58,8 @@ export class McpCallError extends Error {
 export const MAX_TOOLS_PER_SERVER = 256;
 /** The largest input schema offered to a model (serialized). */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
+/** The most bytes of schemas and descriptions one server's tools add to every model request. */
+export const MAX_SERVER_TOOLS_BYTES = 1024 * 1024;
 /** The longest description passed through. */
 export const MAX_DESCRIPTION_CHARS = 8192;
 /** `tools/list` pages followed before giving up (a server that pages forever). */
@@ -241,6 +243,8 @@ export class McpServer {
   async #listTools(timeoutMs: number, ctx: StartContext): Promise<void> {
     const client = this.#client!;
     const found: McpToolInfo[] = [];
+    let bytes = 0;
+    let full = false;
     const signal = AbortSignal.timeout(timeoutMs);
     let cursor: string | undefined;
     let pages = 0;
@@ -256,6 +260,20 @@ export class McpServer {
           ctx.notice(`MCP server "${this.name}": ${checked}`);
           continue;
         }
+        const size = encoder.encode(JSON.stringify(checked.inputSchema)).length +
+          encoder.encode(checked.description).length;
+        if (bytes + size > MAX_SERVER_TOOLS_BYTES) {
+          if (!full) {
+            ctx.notice(
+              `MCP server "${this.name}": its tools' schemas and descriptions take more than ` +
+                `${MAX_SERVER_TOOLS_BYTES} bytes; tool ${
+                  JSON.stringify(checked.name)
+                } and the ones after it that do not fit are left out`,
+            );
+          }
+          full = true;
+          continue;
+        }
         if (found.length >= MAX_TOOLS_PER_SERVER) {
           ctx.notice(
             `MCP server "${this.name}" lists more than ${MAX_TOOLS_PER_SERVER} tools; ` +
@@ -264,6 +282,7 @@ export class McpServer {
           cursor = undefined;
           break;
         }
+        bytes += size;
         found.push(checked);
       }
       cursor = found.length >= MAX_TOOLS_PER_SERVER ? undefined : result.nextCursor;

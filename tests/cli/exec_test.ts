@@ -248,3 +248,59 @@ Deno.test("exec without --allow-env warns that the environment is ignored instea
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** A reasoning model's answer: thinking first, then the text. */
+const thinkingAnswer = () => ({
+  kind: "stream" as const,
+  events: [
+    { choices: [{ index: 0, delta: { reasoning_content: "secret chain of thought" } }] },
+    textChunk("The answer."),
+    { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+  ],
+});
+
+Deno.test("exec --json includes the reasoning as assistant.reasoning.delta lines", async () => {
+  const mock = await MockOpenAI.start([thinkingAnswer()]);
+  try {
+    const r = await execScv(mock, ["--json", "think"]);
+    assertEquals(r.code, 0);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const reasoning = lines.filter((e) => e.type === "assistant.reasoning.delta");
+    assertEquals(reasoning.map((e) => e.content).join(""), "secret chain of thought");
+    assertEquals(lines.find((e) => e.type === "assistant.completed").content, "The answer.");
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("plain exec prints the answer and never the reasoning", async () => {
+  const mock = await MockOpenAI.start([thinkingAnswer()]);
+  try {
+    const r = await execScv(mock, ["think"]);
+    assertEquals(r.code, 0);
+    assertEquals(r.stdout, "The answer.\n");
+    assert(!r.stderr.includes("chain of thought"), r.stderr);
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("plain exec shows the notice that the model cannot use tools on stderr", async () => {
+  const refusal = JSON.stringify({
+    error: { message: "registry.ollama.ai/library/gemma:2b does not support tools" },
+  });
+  const mock = await MockOpenAI.start((req) =>
+    req.body.tools ? { kind: "status", status: 400, body: refusal } : text("No tools here.")
+  );
+  try {
+    const r = await execScv(mock, ["hi"]);
+    assertEquals(r.code, 0);
+    assertEquals(r.stdout, "No tools here.\n");
+    assertMatch(
+      r.stderr,
+      /scv exec: notice: Model ".*" cannot use tools here.*does not support tools/,
+    );
+  } finally {
+    await mock.close();
+  }
+});

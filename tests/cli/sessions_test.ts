@@ -142,3 +142,48 @@ Deno.test("scv sessions lists recorded sessions newest first, as text and as NDJ
     await mock.close();
   }
 });
+
+Deno.test("exec's startup deletes sessions past session_retention_days and says so on stderr", async () => {
+  const mock = await MockOpenAI.start([text("fresh")]);
+  try {
+    await withDirs(async (dirs) => {
+      const dir = `${dirs.state}/scv/sessions`;
+      await Deno.mkdir(dir, { recursive: true });
+      const old = crypto.randomUUID();
+      const at = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000).toISOString();
+      const lines = [
+        {
+          t: "header",
+          v: 1,
+          session_id: old,
+          cwd: dirs.cwd,
+          model: "m",
+          approval_policy: "on-risk",
+          created_at: at,
+        },
+        { t: "msg", m: { role: "user", content: "long ago" } },
+        {
+          t: "mark",
+          seq: 3,
+          usage: { input_tokens: 1, output_tokens: 1 },
+          compacted: 0,
+          end: "completed",
+          at,
+        },
+      ];
+      await Deno.writeTextFile(
+        `${dir}/${old}.jsonl`,
+        lines.map((l) => JSON.stringify(l) + "\n").join(""),
+      );
+      const r = await scv(["exec", "hello"], dirs, mock);
+      assertEquals(r.code, 0, r.stderr);
+      assertMatch(r.stderr, /deleted 1 recorded session \(1 not updated for 30 days/);
+      assertMatch(r.stderr, new RegExp(old));
+      const left = [...Deno.readDirSync(dir)].map((e) => e.name);
+      assert(!left.includes(`${old}.jsonl`), left.join(", "));
+      assert(left.some((n) => n.endsWith(".jsonl") && n !== "index.jsonl"), "the new session");
+    });
+  } finally {
+    await mock.close();
+  }
+});

@@ -3,7 +3,7 @@
  * policy, denial, confinement, cancellation during a running tool and during an approval wait,
  * timeouts, truncation, and missing Deno permissions.
  */
-import { exists, processesWith } from "../support/probes.ts";
+import { exists, processesWith, until } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { type Ev, type ServerProcess, withServer } from "../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
@@ -39,8 +39,9 @@ Deno.test("on-risk: a bash call is proposed, approval requested, started only af
     assertEquals(req.cwd, cwd);
     assertEquals(req.summary, "Run shell command: echo out; echo err >&2");
     assertMatch(req.approval_id, /^[0-9a-f-]{36}$/);
-    // Nothing starts while the approval is pending.
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing starts while the approval is pending: a later request is answered first.
+    await p.send({ type: "turn.cancel", request_id: "probe", session_id: sessionId, turn_id: "x" });
+    assertEquals((await p.nextOf("error")).code, "turn_not_found");
     assert(!p.turnEvents(t.turn_id).some((e) => e.type === "tool.started"));
     await p.send({
       type: "approval.resolve",
@@ -244,8 +245,7 @@ Deno.test("cancel during a running sleep ends with tool.completed then turn.canc
     const { sessionId } = await p.open();
     const t = await p.startTurn(sessionId, "go");
     await p.nextOf("tool.started");
-    await new Promise((r) => setTimeout(r, 300));
-    assert((await processesWith("sleep 10")).length > 0, "the sleeps are running");
+    await until(async () => (await processesWith("sleep 10")).length >= 2, "both sleeps run");
     const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c");
     assert(ms < 3000, "cancelled within 3 s");
     assertEquals(done.type, "turn.cancelled");
@@ -288,7 +288,7 @@ Deno.test("EOF during a running tool kills its processes and the server exits 0"
     const { sessionId } = await p.open();
     await p.startTurn(sessionId, "go");
     await p.nextOf("tool.started");
-    await new Promise((r) => setTimeout(r, 200));
+    await until(async () => (await processesWith("sleep 102")).length > 0, "the sleep runs");
     await p.closeStdin();
     assertEquals(await p.exited(), 0);
     assertEquals(await processesWith("sleep 102"), []);
@@ -299,14 +299,22 @@ Deno.test("a background grandchild does not outlive a finished bash call", async
   const mock = await MockOpenAI.start([
     toolCalls([{
       name: "bash",
-      arguments: { command: "(sleep 103 &) ; nohup sleep 104 >/dev/null 2>&1 & echo started" },
+      arguments: {
+        command: "(sleep 103 & echo $! > p103) ; nohup sleep 104 >/dev/null 2>&1 & " +
+          "echo $! > p104; echo started",
+      },
     }]),
     text("done"),
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
-    const { sessionId } = await p.open();
+    const { sessionId, cwd } = await p.open();
     const { done } = await p.runTurn(sessionId, "go");
     assertEquals(done.type, "turn.completed");
+    // Both were started (their pids were recorded; in the sandbox's own pid namespace), and
+    // neither is left.
+    const pids = [await Deno.readTextFile(`${cwd}/p103`), await Deno.readTextFile(`${cwd}/p104`)]
+      .map((t) => Number(t.trim()));
+    assert(pids.every((pid) => pid > 0), `pids ${pids}`);
     assertEquals(await processesWith("sleep 103"), []);
     assertEquals(await processesWith("sleep 104"), []);
   });
@@ -314,15 +322,21 @@ Deno.test("a background grandchild does not outlive a finished bash call", async
 
 Deno.test("a bash call past its timeout is killed and fails with a clear message", async () => {
   const mock = await MockOpenAI.start([
-    toolCalls([{ name: "bash", arguments: { command: "sleep 105", timeout_ms: 300 } }]),
+    toolCalls([{
+      name: "bash",
+      arguments: { command: "echo $$ > pid; exec sleep 105", timeout_ms: 300 },
+    }]),
     text("too slow"),
   ]);
   await withServer(mock, { config: { approval_policy: "never" } }, async (p) => {
-    const { sessionId } = await p.open();
+    const { sessionId, cwd } = await p.open();
     const { t } = await p.runTurn(sessionId, "go");
     const completed = p.eventOf(t.turn_id, "tool.completed");
     assertEquals(completed.success, false);
     assertMatch(completed.output, /timed out/);
+    // The command did start (it recorded its pid), and was killed.
+    const pid = Number((await Deno.readTextFile(`${cwd}/pid`)).trim());
+    assert(pid > 0, `pid ${pid}`);
     assertEquals(await processesWith("sleep 105"), []);
   });
 });
@@ -402,7 +416,6 @@ Deno.test("a cancelled grep stuck in a catastrophic pattern is cancelled, not ti
     await Deno.writeTextFile(`${cwd}/a.txt`, `${"a".repeat(40)}!\n`);
     const t = await p.startTurn(sessionId, "go");
     await p.nextOf("tool.started");
-    await new Promise((r) => setTimeout(r, 300));
     const { done, ms } = await p.cancelTurn(sessionId, t.turn_id, "c1");
     assert(ms < 3000, "cancellation took too long");
     assertEquals(done.type, "turn.cancelled");

@@ -2,7 +2,7 @@
  * Faults and bad input at the edges of the server: frames that would not fit, lenient SSE,
  * EOF races, a client that stops reading, a broken stdout.
  */
-import { processesWith } from "../support/probes.ts";
+import { processesWith, until } from "../support/probes.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { withServer } from "../support/server_process.ts";
 import { MockOpenAI, type MockReply, text, textChunk, toolCalls } from "../support/mock_openai.ts";
@@ -100,6 +100,7 @@ Deno.test("a slow client is not mistaken for a silent provider", async () => {
     const sid = await server.open();
     await server.startTurn(sid, "go", "t");
     await server.until('"assistant.delta"');
+    // The slow client itself: a second without reading, three idle timeouts long.
     await new Promise((r) => setTimeout(r, 1000));
     const end = await server.until(/"turn\.(completed|failed|cancelled)"/);
     assertMatch(end, /"turn\.completed"/);
@@ -134,7 +135,6 @@ Deno.test("turn.cancel interrupts a turn waiting on a full output, and nothing i
       session_id: sid,
       turn_id: started.turn_id,
     }));
-    await new Promise((r) => setTimeout(r, 500));
     // Read everything that was queued: the seq numbers run on without a gap to turn.cancelled.
     let last = firstDelta.seq;
     while (true) {
@@ -186,7 +186,8 @@ Deno.test("a broken stdout during a running tool ends the server with status 1 a
     const sid = await server.open();
     await server.startTurn(sid, "go", "t");
     await server.until('"tool.started"');
-    await new Promise((r) => setTimeout(r, 200));
+    // The command runs before the output breaks, so its absence afterwards means it was killed.
+    await until(async () => (await processesWith(marker)).length > 0, "the command runs");
     await server.closeStdout();
     // A server learns of a closed stdout only when it writes, and the pipe may close a moment
     // after the cancel: keep asking for a reply until one breaks the pipe.

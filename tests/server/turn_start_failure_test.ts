@@ -11,6 +11,7 @@ Deno.test("a turn whose deps fail with a huge message still ends with a bounded 
   const input = new TransformStream<Uint8Array, Uint8Array>();
   const writer = input.writable.getWriter();
   const frames: Array<Record<string, unknown>> = [];
+  let arrived = Promise.withResolvers<void>();
   let buf = "";
   const decoder = new TextDecoder();
   const output = new WritableStream<Uint8Array>({
@@ -20,6 +21,8 @@ Deno.test("a turn whose deps fail with a huge message still ends with a bounded 
       while ((nl = buf.indexOf("\n")) !== -1) {
         frames.push(JSON.parse(buf.slice(0, nl)));
         buf = buf.slice(nl + 1);
+        arrived.resolve();
+        arrived = Promise.withResolvers<void>();
       }
     },
   });
@@ -34,8 +37,10 @@ Deno.test("a turn whose deps fail with a huge message still ends with a bounded 
   const done = connection.run();
   const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
   const until = async (type: string) => {
-    for (let i = 0; i < 200 && !frames.some((f) => f.type === type); i++) {
-      await new Promise((r) => setTimeout(r, 10));
+    // Each frame wakes the wait; the output ending (the connection is done) ends it too.
+    while (!frames.some((f) => f.type === type)) {
+      const more = await Promise.race([arrived.promise.then(() => true), done.then(() => false)]);
+      if (!more) break;
     }
     const frame = frames.find((f) => f.type === type);
     assert(frame, `no ${type} in ${JSON.stringify(frames).slice(0, 500)}`);

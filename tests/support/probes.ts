@@ -21,3 +21,32 @@ export async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Waits until `check` holds, polling it; fails naming `what` after `timeoutMs` (generous, for
+ * loaded machines). For waiting on a condition instead of sleeping a guessed time.
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${timeoutMs} ms waiting until ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether a process with this pid exists and is not a zombie. */
+export async function alive(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}

@@ -4,7 +4,16 @@
  * @module
  */
 import type { ServerEvent } from "../../protocol/schema.ts";
-import { applyEvent, type ClientState, createState, type Effect } from "../../tui/state/mod.ts";
+import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { KeyEvent } from "../../tui/keys.ts";
+import {
+  applyEvent,
+  applyKey,
+  type ClientState,
+  createState,
+  drainOutbox,
+  type Effect,
+} from "../../tui/state/mod.ts";
 
 /** Limits reported by the test session. */
 export interface Limits {
@@ -123,4 +132,39 @@ export class TurnScript {
 /** Applies events in order and returns every effect. */
 export function applyAll(state: ClientState, events: ServerEvent[]): Effect[] {
   return events.flatMap((e) => applyEvent(state, e));
+}
+
+/** A key event named `name`, with modifiers. */
+export function key(
+  name: string,
+  mods: { ctrl?: boolean; alt?: boolean; shift?: boolean } = {},
+): KeyEvent {
+  return {
+    type: "key",
+    name,
+    ctrl: mods.ctrl ?? false,
+    alt: mods.alt ?? false,
+    shift: mods.shift ?? false,
+  };
+}
+
+/** Types `text` as one text event. */
+export function typeText(s: ClientState, text: string): Effect[] {
+  return applyKey(s, { type: "text", text });
+}
+
+/** The messages among `effects` that are sent. */
+export function sent(effects: Effect[]): OutgoingMessage[] {
+  return effects.flatMap((f) => f.kind === "send" ? [f.message] : []);
+}
+
+/** The texts of the notices waiting for scrollback (drained). */
+export function notices(s: ClientState): string[] {
+  return drainOutbox(s).flatMap((i) => i.kind === "notice" ? [i.text] : []);
+}
+
+/** Types `text`, presses Enter and returns what was sent. */
+export function enter(s: ClientState, text: string): OutgoingMessage[] {
+  typeText(s, text);
+  return sent(applyKey(s, key("enter")));
 }

@@ -76,7 +76,7 @@ Deno.test("the live region never exceeds the terminal height", () => {
   }
 });
 
-Deno.test("approval screen shows the tool, risk, summary and the y/n choices", async () => {
+Deno.test("approval screen shows the tool, risk, summary and the y/n/a choices", async () => {
   const { s, t } = startTurn("list files");
   applyAll(s, [
     t.proposed("c1", "bash", { command: "ls -la" }),
@@ -85,6 +85,7 @@ Deno.test("approval screen shows the tool, risk, summary and the y/n choices", a
   const lines = renderLive(s, view, createRenderCache());
   await assertSnapshot("approval", lines);
   assert(lines.some((l) => l.includes("[y] approve") && l.includes("[n] deny")));
+  assert(lines.some((l) => l.includes("[a] always")));
 });
 
 Deno.test("incremental stream wrapping matches a fresh render after every delta", () => {
@@ -312,7 +313,7 @@ Deno.test("at 5 rows the approval keeps its tool, risk, summary and both choices
   assertEquals(lines, [
     "╭ Approve bash?  risk: process",
     "│ Run shell command: echo resized-42",
-    "╰  [y] approve   [n] deny   ←/→ Enter",
+    "╰  [y] approve   [n] deny   [a] always   ←/→ Enter",
     "gpt-test · ~/project · ctx 0/128k (0%)" + " ".repeat(24) + "awaiting approval",
   ]);
 });
@@ -325,7 +326,7 @@ Deno.test("at 8 rows streamed text and running tools give way before the approva
     "╭ Approve bash?  risk: process",
     "│ Run shell command: echo resized-42",
     "│ in /work/project",
-    "╰  [y] approve   [n] deny   ←/→ Enter",
+    "╰  [y] approve   [n] deny   [a] always   ←/→ Enter",
   ]);
   assert(lines[4]!.startsWith("› ") && lines[5]!.startsWith("─"), lines.join("\n"));
   assert(lines[6]!.endsWith("awaiting approval"), lines[6]);
@@ -349,7 +350,8 @@ Deno.test("at 20 columns the approval wraps its lines rather than cutting the ch
     "│ resized-42",
     "│ in /work/project",
     "│  [y] approve",
-    "╰  [n] deny",
+    "│  [n] deny",
+    "╰  [a] always",
   ]);
 });
 
@@ -532,7 +534,7 @@ Deno.test("with text in the composer the approval says to empty it to answer", (
   assert(s2.approval !== undefined, "still waiting");
   const lines = plain(renderLive(s2, { ...view, width: 79 }, createRenderCache()));
   assert(
-    lines.includes("╰  [y] approve   [n] deny   empty the prompt to answer"),
+    lines.includes("╰  [y] approve   [n] deny   [a] always   empty the prompt to answer"),
     lines.join("\n"),
   );
 });

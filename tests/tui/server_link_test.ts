@@ -72,6 +72,6 @@ Deno.test("handshake resolves with session.started", async () => {
     }
   );
   const started = await handshake(client, "/w", 1000);
-  assertEquals(started.session_id, "s1");
+  assertEquals(started?.session_id, "s1");
   await client.close();
 });

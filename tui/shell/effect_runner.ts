@@ -7,12 +7,16 @@
 import type { OutgoingMessage } from "../../protocol/client.ts";
 import { saveHistoryFile } from "../history.ts";
 import {
+  applyModelList,
   applyNoReply,
   applySendFailure,
+  applyWorkspaceIndex,
   type AwaitedRequest,
   awaitingReply,
   type ClientState,
   type Effect,
+  type ModelList,
+  type WorkspaceIndex,
 } from "../state/mod.ts";
 import { errorText } from "../text.ts";
 import type { ExitLatch } from "./exit.ts";
@@ -27,6 +31,10 @@ export interface EffectRunnerOptions {
   historyPath: string | undefined;
   /** Sends a message to the server; undefined while no server is connected. */
   send: () => ((message: OutgoingMessage) => Promise<unknown>) | undefined;
+  /** Lists the provider's models (never throws). */
+  listModels: () => Promise<ModelList>;
+  /** Indexes the workspace's files for `@path` completion. */
+  indexFiles: () => Promise<WorkspaceIndex>;
 }
 
 /** Runs effects; its async disposal drops the reply timers and waits for the history save. */
@@ -36,6 +44,7 @@ export class EffectRunner implements AsyncDisposable {
   // runs while the TUI is idle.
   #replyTimers = new Map<AwaitedRequest, ReturnType<typeof setTimeout>>();
   #saving = Promise.resolve();
+  #indexing = false;
 
   /** A runner over `options`. */
   constructor(options: EffectRunnerOptions) {
@@ -83,6 +92,33 @@ export class EffectRunner implements AsyncDisposable {
         );
         break;
       }
+      case "list-models":
+        void this.#o.listModels().then((list) => {
+          if (exit.exiting) return;
+          applyModelList(state, list);
+          this.run([]);
+        });
+        break;
+      case "index-files":
+        if (this.#indexing) break;
+        this.#indexing = true;
+        void this.#o.indexFiles().then(
+          (index) => {
+            if (exit.exiting) return;
+            applyWorkspaceIndex(state, index);
+            this.run([]);
+          },
+          (e) => {
+            this.#indexing = false;
+            if (exit.exiting) return;
+            // The next Tab tries again.
+            state.version++;
+            state.completionPending = false;
+            state.hint = `Cannot index the workspace's files: ${errorText(e)}`;
+            this.run([]);
+          },
+        );
+        break;
       case "save-history": {
         const path = this.#o.historyPath;
         if (path) {

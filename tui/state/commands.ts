@@ -3,9 +3,17 @@
  *
  * @module
  */
-import { contextPercent, formatTokens } from "./format.ts";
-import { type ClientState, type Effect, REPLY_TIMEOUT_MS, requestId } from "./model.ts";
+import { contextPercent, formatTokens, mcpServerText } from "./format.ts";
+import {
+  type ClientState,
+  type CustomCommand,
+  type Effect,
+  REPLY_TIMEOUT_MS,
+  requestId,
+} from "./model.ts";
+import { compactNow, configureModel, newSession, openPicker } from "./sessions.ts";
 import { notice } from "./transcript.ts";
+import { describeRule } from "./always_allow.ts";
 
 /** One slash command. */
 export interface SlashCommand {
@@ -37,7 +45,40 @@ function statusText(state: ClientState): string {
     `Transcript: ${state.transcript.length} items, ${state.transcriptBytes} bytes in memory` +
     (s ? ` (limits ${s.maxTranscriptItems} items, ${s.maxTranscriptBytes} bytes)` : ""),
     `Prompt history: ${state.history.entries.length} entries`,
+    `Approval policy: ${state.approvalPolicy}` + allowRulesText(state),
+    ...sandboxText(state),
+    ...(s && s.mcpServers.length > 0
+      ? [`MCP servers (at session start): ${s.mcpServers.map(mcpServerText).join(" · ")}`]
+      : []),
   ].join("\n");
+}
+
+function sandboxText(state: ClientState): string[] {
+  const sb = state.session?.sandbox;
+  if (!sb) return [];
+  if (sb.mode === "off") return [`Sandbox: off (${sb.reason}); approval is the only guard`];
+  return [
+    `Sandbox: ${sb.mode}, network ${sb.network ? "allowed" : "blocked"}` +
+    (sb.reason ? ` (${sb.reason})` : ""),
+  ];
+}
+
+function mcpText(state: ClientState): string {
+  const servers = state.session?.mcpServers ?? [];
+  if (servers.length === 0) {
+    return 'No MCP servers are configured ("mcp_servers" in the config adds them)';
+  }
+  return [
+    "MCP servers, as they stood when the session started:",
+    ...servers.map((m) => `  ${mcpServerText(m)}`),
+    "Their tools are offered to the model as mcp__<server>__<tool>.",
+  ].join("\n");
+}
+
+function allowRulesText(state: ClientState): string {
+  if (state.allowRules.length === 0) return "";
+  const rules = state.allowRules.map(describeRule);
+  return `\nAlways allowed in this session: ${rules.join("; ")}`;
 }
 
 function clear(state: ClientState): Effect[] {
@@ -61,43 +102,100 @@ function clear(state: ClientState): Effect[] {
 export const KEYS_HELP = [
   "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down row, then history",
   "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
+  "      Ctrl+R search history · Tab completes an @path (its file is sent with the prompt)",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
-  "Approvals: y approve · n deny · ←/→ and Enter choose",
+  "Approvals: y approve · n deny · a always allow (this session) · ←/→ and Enter choose",
 ];
 
 /** Every slash command, in the order `/help` lists them. */
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: "/help",
+    help: "this list",
     run(state) {
-      notice(state, "info", HELP_TEXT);
+      notice(state, "info", helpText(state));
       return [];
     },
   },
+  { name: "/new", help: "new session", run: newSession },
+  { name: "/resume", help: "pick a recorded session", run: (state) => openPicker(state, false) },
   { name: "/clear", help: "new conversation", run: clear },
   {
+    name: "/compact",
+    args: "[instructions]",
+    help: "shorten the context now",
+    run: compactNow,
+  },
+  {
+    name: "/model",
+    args: "[NAME]",
+    help: "list models, or set one",
+    run: (state, args) => args === "" ? [{ kind: "list-models" }] : configureModel(state, args),
+  },
+  {
     name: "/status",
+    help: "session, model, context, sandbox",
     run(state) {
       notice(state, "info", statusText(state));
       return [];
     },
   },
-  { name: "/quit", aliases: ["/exit"], run: () => [{ kind: "exit", status: 0 }] },
+  {
+    name: "/mcp",
+    help: "MCP servers",
+    run(state) {
+      notice(state, "info", mcpText(state));
+      return [];
+    },
+  },
+  {
+    name: "/quit",
+    aliases: ["/exit"],
+    help: "exit (also /exit)",
+    run: () => [{ kind: "exit", status: 0 }],
+  },
 ];
 
-/** The command named `name` (with its slash, any case), if there is one. */
+/** The built-in command named `name` (with its slash, any case), if there is one. */
 export function findCommand(name: string): SlashCommand | undefined {
   const n = name.toLowerCase();
   return SLASH_COMMANDS.find((c) => c.name === n || (c.aliases ?? []).includes(n));
 }
 
-/** Help text shown by `/help`: the commands from {@link SLASH_COMMANDS}, then the keys. */
+/** The custom command named `name` (with its slash, any case), if no built-in has the name. */
+export function findCustomCommand(
+  state: ClientState,
+  name: string,
+): CustomCommand | undefined {
+  if (findCommand(name)) return undefined;
+  const n = name.toLowerCase().slice(1);
+  return state.customCommands.find((c) => c.name.toLowerCase() === n);
+}
+
+/** Help text of the built-ins: the commands from {@link SLASH_COMMANDS}, then the keys. */
 export const HELP_TEXT = [
-  "Commands: " +
-  SLASH_COMMANDS.map((c) => c.name + (c.args ? ` ${c.args}` : "") + (c.help ? ` (${c.help})` : ""))
-    .join("  "),
+  ...SLASH_COMMANDS.map((c, i) => {
+    const name = c.name + (c.args ? ` ${c.args}` : "");
+    return (i === 0 ? "Commands: " : "          ") + name.padEnd(24) + (c.help ?? "");
+  }),
   ...KEYS_HELP,
 ].join("\n");
+
+/** Most custom commands listed by `/help`; the rest are counted. */
+const MAX_HELP_CUSTOM = 30;
+
+/** `/help`: the built-ins, the keys, and the custom commands found. */
+export function helpText(state: ClientState): string {
+  const custom = state.customCommands;
+  if (custom.length === 0) return HELP_TEXT;
+  const rows = custom.slice(0, MAX_HELP_CUSTOM).map((c, i) =>
+    (i === 0 ? "Custom:   " : "          ") + `/${c.name}`.padEnd(24) + c.description
+  );
+  if (custom.length > MAX_HELP_CUSTOM) {
+    rows.push(`          … ${custom.length - MAX_HELP_CUSTOM} more`);
+  }
+  return [HELP_TEXT, ...rows].join("\n");
+}
 
 /** Runs the slash command that `line` names, or says that there is none such. */
 export function runCommand(state: ClientState, line: string): Effect[] {

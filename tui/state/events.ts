@@ -14,12 +14,23 @@ import {
   type Effect,
   OUTBOX_FLUSH_BYTES,
   OUTBOX_FLUSH_ITEMS,
+  requestId,
   type TurnState,
 } from "./model.ts";
 import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
-import { toolSummary } from "./format.ts";
+import { mcpLine, toolSummary } from "./format.ts";
+import { allowingRule, describeRule } from "./always_allow.ts";
 import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
+import {
+  applyCompactReply,
+  applyConfigured,
+  applyHistoryEnd,
+  applyHistoryItem,
+  applySessionList,
+  sessionSwitched,
+  startSession,
+} from "./sessions.ts";
 
 /** What an event must match before its handler runs (see the module doc). */
 export type EventScope = "connection" | "session" | "turn";
@@ -85,6 +96,36 @@ function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[]
   if (state.clearing !== undefined && answers(state.clearing)) {
     state.clearing = undefined;
   }
+  return applySessionRequestError(state, answers);
+}
+
+/** A session request (not a turn's) was refused: stop waiting, and never stay sessionless. */
+function applySessionRequestError(state: ClientState, answers: (id: string) => boolean): Effect[] {
+  const p = state.pending;
+  if (p.compact !== undefined && answers(p.compact)) p.compact = undefined;
+  if (p.configure !== undefined && answers(p.configure)) p.configure = undefined;
+  if (p.history !== undefined && answers(p.history)) p.history = undefined;
+  if (state.hint?.startsWith("Compacting") && p.compact === undefined) state.hint = undefined;
+  const picker = state.picker;
+  if (picker && answers(picker.requestId)) {
+    state.picker = undefined;
+    if (picker.startup && !state.session) {
+      notice(state, "info", "Recorded sessions cannot be listed; a new session starts");
+      return startSession(state);
+    }
+  }
+  if (p.start !== undefined && answers(p.start.requestId)) {
+    const resumed = p.start.resume !== undefined;
+    p.start = undefined;
+    if (state.hint?.startsWith("Starting") || state.hint?.startsWith("Resuming")) {
+      state.hint = undefined;
+    }
+    // A resume that failed before any session was open: the user still gets one.
+    if (resumed && !state.session) {
+      notice(state, "info", "A new session starts instead");
+      return startSession(state);
+    }
+  }
   return NONE;
 }
 
@@ -94,6 +135,7 @@ export const EVENT_HANDLERS: EventTable = {
   "session.started": {
     scope: "connection",
     apply(state, event) {
+      const previous = state.session?.id;
       state.session = {
         id: event.session_id,
         cwd: event.cwd,
@@ -103,6 +145,9 @@ export const EVENT_HANDLERS: EventTable = {
         maxTranscriptItems: event.max_transcript_items,
         maxPromptHistoryBytes: event.max_prompt_history_bytes,
         maxPromptHistoryItems: event.max_prompt_history_items,
+        resumed: event.resumed === true,
+        sandbox: event.sandbox,
+        mcpServers: event.mcp_servers ?? [],
       };
       state.model = event.model;
       state.cwd = event.cwd;
@@ -117,6 +162,33 @@ export const EVENT_HANDLERS: EventTable = {
         maxItems: event.max_prompt_history_items,
         maxBytes: event.max_prompt_history_bytes,
       });
+      const effects = sessionSwitched(state, event, previous);
+      if (event.notice !== undefined) notice(state, "warn", event.notice);
+      if (event.mcp_servers && event.mcp_servers.length > 0) {
+        notice(state, "info", mcpLine(event.mcp_servers));
+      }
+      return effects;
+    },
+  },
+  "session.list": { scope: "connection", apply: applySessionList },
+  "history.item": {
+    scope: "session",
+    apply(state, event) {
+      applyHistoryItem(state, event);
+      return NONE;
+    },
+  },
+  "history.end": {
+    scope: "session",
+    apply(state, event) {
+      applyHistoryEnd(state, event);
+      return NONE;
+    },
+  },
+  "session.configured": {
+    scope: "session",
+    apply(state, event) {
+      applyConfigured(state, event);
       return NONE;
     },
   },
@@ -190,6 +262,23 @@ export const EVENT_HANDLERS: EventTable = {
         tool.status = "awaiting";
         tool.summary = event.summary;
       }
+      const rule = tool && allowingRule(state, event.name, tool.args);
+      if (rule && state.session) {
+        // The user said "always" for exactly this: answer for them, and say so.
+        tool!.status = "running";
+        phase(turn, "tool");
+        notice(state, "info", `Allowed without asking (always allow ${describeRule(rule)})`);
+        return [{
+          kind: "send",
+          message: {
+            type: "approval.resolve",
+            request_id: requestId(state),
+            session_id: state.session.id,
+            approval_id: event.approval_id,
+            approved: true,
+          },
+        }];
+      }
       state.approval = {
         approvalId: event.approval_id,
         callId: event.call_id,
@@ -197,6 +286,7 @@ export const EVENT_HANDLERS: EventTable = {
         risk: event.risk,
         cwd: event.cwd,
         summary: event.summary,
+        ...(event.sandboxed === undefined ? {} : { sandboxed: event.sandboxed }),
         choice: "approve",
       };
       phase(turn, "approval");
@@ -234,8 +324,15 @@ export const EVENT_HANDLERS: EventTable = {
     },
   },
   "context.compacted": {
-    scope: "turn",
-    apply(state, event, turn) {
+    // A turn's compaction, or (without turn_id) the reply to session.compact.
+    scope: "session",
+    apply(state, event) {
+      if (event.turn_id === undefined) {
+        applyCompactReply(state, event);
+        return NONE;
+      }
+      const turn = turnOf(state, event);
+      if (!turn) return NONE;
       state.contextTokens = event.after_tokens;
       turn.compacted = true;
       notice(

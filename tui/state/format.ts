@@ -58,3 +58,40 @@ export function formatTokens(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
+
+/** An MCP server's state as `session.started` gives it. */
+interface McpState {
+  name: string;
+  status: string;
+  tools: number;
+  error?: string | undefined;
+}
+
+/** One server's state in words: `github ready (12 tools)`, `db failed: <why>`. */
+export function mcpServerText(m: McpState): string {
+  if (m.status === "ready") return `${m.name} ready (${m.tools} tool${m.tools === 1 ? "" : "s"})`;
+  if (m.status === "failed") return `${m.name} failed${m.error ? `: ${m.error}` : ""}`;
+  return `${m.name} ${m.status}`;
+}
+
+/**
+ * The one startup line about the MCP servers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mcpLine } from "./format.ts";
+ * assert.equal(
+ *   mcpLine([{ name: "fs", status: "ready", tools: 3 }, { name: "db", status: "starting", tools: 0 }]),
+ *   "MCP: fs ready (3 tools) · db starting",
+ * );
+ * ```
+ */
+export function mcpLine(servers: readonly McpState[]): string {
+  return `MCP: ${servers.map(mcpServerText).join(" · ")}`;
+}
+
+/** The sandbox in the status line's words: `sandbox workspace-write`, `no sandbox`. */
+export function sandboxLabel(mode: string): string {
+  return mode === "off" ? "no sandbox" : `sandbox ${mode}`;
+}

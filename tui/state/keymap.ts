@@ -10,7 +10,12 @@
 import * as ed from "../composer.ts";
 import type { KeyEvent } from "../keys.ts";
 import { type ClientState, type Effect, requestId } from "./model.ts";
+import { addRule, describeRule, ruleFor } from "./always_allow.ts";
+import { acceptSearch, cancelSearch, editSearch, searchOlder } from "./history_search.ts";
+import { completeMention } from "./mentions.ts";
+import { choosePicked, closePicker, editPickerFilter, movePicker } from "./sessions.ts";
 import { submit } from "./submit.ts";
+import { notice } from "./transcript.ts";
 import { cancelTurn } from "./turn.ts";
 
 /** A key that is not text (Enter, arrows, Ctrl+letter…). */
@@ -46,12 +51,17 @@ function historyStep(state: ClientState, dir: -1 | 1): Effect[] {
   return [];
 }
 
-function resolveApproval(state: ClientState, approved: boolean): Effect[] {
+function resolveApproval(state: ClientState, approved: boolean, always = false): Effect[] {
   const a = state.approval;
   if (!a || !state.session) return [];
   state.approval = undefined;
   const tool = state.tools.find((t) => t.callId === a.callId);
   if (tool) tool.status = approved ? "running" : "proposed";
+  if (always) {
+    const rule = ruleFor(a.name, tool?.args);
+    addRule(state, rule);
+    notice(state, "info", `Always allowing ${describeRule(rule)} in this session`);
+  }
   return [{
     kind: "send",
     message: {
@@ -68,7 +78,8 @@ function resolveApproval(state: ClientState, approved: boolean): Effect[] {
 export const ACTIONS = {
   "composer.submit": (state) => submit(state),
   "composer.newline": edit((b) => ed.insert(b, "\n")),
-  "composer.indent": edit((b) => ed.insert(b, "    ")),
+  /** Tab: completes an `@path` mention at the cursor, or indents. */
+  "composer.complete": (state) => completeMention(state),
   "cursor.left": edit(ed.left),
   "cursor.right": edit(ed.right),
   "cursor.word-left": edit(ed.wordLeft),
@@ -95,6 +106,36 @@ export const ACTIONS = {
   "delete.to-line-end": edit(ed.killToLineEnd),
   "history.previous": (state) => historyStep(state, -1),
   "history.next": (state) => historyStep(state, 1),
+  "history.search": (state) => {
+    searchOlder(state);
+    return [];
+  },
+  "search.accept": (state) => {
+    acceptSearch(state);
+    return [];
+  },
+  "search.cancel": (state) => {
+    cancelSearch(state);
+    return [];
+  },
+  "search.delete": (state) => {
+    editSearch(state, { remove: true });
+    return [];
+  },
+  "picker.up": (state) => {
+    movePicker(state, -1);
+    return [];
+  },
+  "picker.down": (state) => {
+    movePicker(state, 1);
+    return [];
+  },
+  "picker.choose": (state) => choosePicked(state),
+  "picker.close": (state) => closePicker(state),
+  "picker.delete": (state) => {
+    editPickerFilter(state, { remove: true });
+    return [];
+  },
   "turn.cancel": (state) => state.turn ? cancelTurn(state) : [],
   /** Ctrl+C: cancel the turn, else empty the composer, else arm (then take) the exit. */
   "app.interrupt": (state, key) => {
@@ -118,9 +159,14 @@ export const ACTIONS = {
     state.composer = ed.deleteForward(state.composer);
     return [];
   },
-  "approval.toggle": (state) => {
+  "approval.next": (state) => {
     const a = state.approval!;
-    a.choice = a.choice === "approve" ? "deny" : "approve";
+    a.choice = CHOICES[(CHOICES.indexOf(a.choice) + 1) % CHOICES.length]!;
+    return [];
+  },
+  "approval.previous": (state) => {
+    const a = state.approval!;
+    a.choice = CHOICES[(CHOICES.indexOf(a.choice) + CHOICES.length - 1) % CHOICES.length]!;
     return [];
   },
   /** Enter answers with the highlighted choice, when the composer is empty. */
@@ -128,11 +174,16 @@ export const ACTIONS = {
     if (ev.type !== "key" || ev.shift || ev.alt || ev.ctrl || state.composer.text !== "") {
       return undefined;
     }
-    return resolveApproval(state, state.approval!.choice === "approve");
+    const choice = state.approval!.choice;
+    return resolveApproval(state, choice !== "deny", choice === "always");
   },
   "approval.approve": (state) => resolveApproval(state, true),
+  "approval.always": (state) => resolveApproval(state, true, true),
   "approval.deny": (state) => resolveApproval(state, false),
 } satisfies Record<string, Action>;
+
+/** The approval box's choices, in the order ←/→ walk them. */
+const CHOICES = ["approve", "deny", "always"] as const;
 
 /** The name of an action in {@link ACTIONS}. */
 export type ActionName = keyof typeof ACTIONS;
@@ -144,7 +195,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "alt+enter": "composer.newline",
   "ctrl+enter": "composer.newline",
   "ctrl+j": "composer.newline",
-  "tab": "composer.indent",
+  "tab": "composer.complete",
   "left": "cursor.left",
   "ctrl+b": "cursor.left",
   "right": "cursor.right",
@@ -172,6 +223,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+k": "delete.to-line-end",
   "ctrl+p": "history.previous",
   "ctrl+n": "history.next",
+  "ctrl+r": "history.search",
   "escape": "turn.cancel",
   "ctrl+c": "app.interrupt",
   "ctrl+d": "app.exit-or-delete",
@@ -182,12 +234,37 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
  * when the composer is empty (otherwise they are typed); Enter only without modifiers.
  */
 export const APPROVAL_KEYMAP: Readonly<Record<string, ActionName>> = {
-  "left": "approval.toggle",
-  "right": "approval.toggle",
-  "tab": "approval.toggle",
+  "left": "approval.previous",
+  "right": "approval.next",
+  "tab": "approval.next",
   "enter": "approval.answer",
   "y": "approval.approve",
   "n": "approval.deny",
+  "a": "approval.always",
+};
+
+/** Chords of the session picker, before the others; typed text filters it. */
+export const PICKER_KEYMAP: Readonly<Record<string, ActionName>> = {
+  "up": "picker.up",
+  "ctrl+p": "picker.up",
+  "down": "picker.down",
+  "ctrl+n": "picker.down",
+  "enter": "picker.choose",
+  "escape": "picker.close",
+  "backspace": "picker.delete",
+};
+
+/**
+ * Chords of a Ctrl+R search; typed text extends the query. Any other key keeps the match and
+ * then does what it does, as in readline.
+ */
+export const SEARCH_KEYMAP: Readonly<Record<string, ActionName>> = {
+  "ctrl+r": "history.search",
+  "enter": "search.accept",
+  "escape": "search.cancel",
+  "ctrl+g": "search.cancel",
+  "ctrl+c": "search.cancel",
+  "backspace": "search.delete",
 };
 
 /** The chords a key is looked up by, most specific first. */
@@ -200,9 +277,21 @@ function chords(ev: NamedKey): string[] {
   return out;
 }
 
+/** The tables a key is looked up in now, most specific first. */
+function tables(state: ClientState): Readonly<Record<string, ActionName>>[] {
+  const out = [];
+  if (state.picker) out.push(PICKER_KEYMAP);
+  if (state.search) out.push(SEARCH_KEYMAP);
+  if (state.approval) out.push(APPROVAL_KEYMAP);
+  out.push(KEYMAP);
+  return out;
+}
+
 function run(state: ClientState, key: KeyContext, candidates: string[]): Effect[] {
-  const tables = state.approval ? [APPROVAL_KEYMAP, KEYMAP] : [KEYMAP];
-  for (const table of tables) {
+  if (state.search && !candidates.some((c) => SEARCH_KEYMAP[c] !== undefined)) {
+    acceptSearch(state);
+  }
+  for (const table of tables(state)) {
     for (const chord of candidates) {
       const name = table[chord];
       if (name === undefined) continue;
@@ -218,6 +307,15 @@ function applyText(
   ev: Extract<KeyEvent, { type: "text" }>,
   key: KeyContext,
 ): Effect[] {
+  if (state.picker && !ev.alt) {
+    editPickerFilter(state, ev.text);
+    return [];
+  }
+  if (state.search && !ev.alt) {
+    editSearch(state, ev.text);
+    return [];
+  }
+  if (state.search) acceptSearch(state);
   // Only a single typed letter answers: a longer text event (fast typing) is typed.
   if (state.approval && !ev.alt && state.composer.text === "" && ev.text.length === 1) {
     const name = APPROVAL_KEYMAP[ev.text.toLowerCase()];
@@ -256,6 +354,7 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   }
   const key: KeyContext = { ev, exitWasArmed: wasArmed };
   if (ev.type === "paste") {
+    if (state.search) acceptSearch(state);
     state.composer = ed.insert(state.composer, ev.text);
     return [];
   }

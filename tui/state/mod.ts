@@ -10,12 +10,28 @@
 export * from "./model.ts";
 export { addNotice, drainOutbox, finishItem, itemBytes } from "./transcript.ts";
 export { cleanEvent } from "./clean_event.ts";
-export { contextPercent, formatTokens, toolSummary } from "./format.ts";
+export { contextPercent, formatTokens, mcpLine, sandboxLabel, toolSummary } from "./format.ts";
 export { applyEvent, EVENT_HANDLERS } from "./events.ts";
 export type { EventHandler, EventScope, EventTable } from "./events.ts";
-export { ACTIONS, applyKey, APPROVAL_KEYMAP, KEYMAP } from "./keymap.ts";
+export {
+  ACTIONS,
+  applyKey,
+  APPROVAL_KEYMAP,
+  KEYMAP,
+  PICKER_KEYMAP,
+  SEARCH_KEYMAP,
+} from "./keymap.ts";
 export type { Action, ActionName, KeyContext } from "./keymap.ts";
-export { HELP_TEXT, SLASH_COMMANDS } from "./commands.ts";
+export { findCommand, HELP_TEXT, helpText, SLASH_COMMANDS } from "./commands.ts";
 export type { SlashCommand } from "./commands.ts";
 export { applyNoReply, applySendFailure, awaitingReply } from "./replies.ts";
 export { interruptTurn, markClosed } from "./turn.ts";
+export {
+  applyModelList,
+  type ModelList,
+  openPicker,
+  sessionDate,
+  shownSessions,
+} from "./sessions.ts";
+export { applyWorkspaceIndex, MAX_MENTION_BYTES } from "./mentions.ts";
+export { parseCustomCommand } from "./custom_commands.ts";

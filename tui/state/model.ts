@@ -6,7 +6,13 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk } from "../../protocol/schema.ts";
+import type { Risk, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+
+/** Where `bash` runs in the session, as `session.started.sandbox` says. */
+export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
+
+/** A configured MCP server's state at session start. */
+export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
 
@@ -47,8 +53,78 @@ export interface PendingApproval {
   risk: Risk;
   cwd: string;
   summary: string;
-  /** The highlighted choice, answered by Enter. */
-  choice: "approve" | "deny";
+  /** Whether the call runs in the OS sandbox (bash, when the server says). */
+  sandboxed?: boolean;
+  /** The highlighted choice, answered by Enter; `always` also keeps a rule for the session. */
+  choice: "approve" | "deny" | "always";
+}
+
+/** The session picker (`scv --resume`, `/resume`): recorded sessions of this workspace. */
+export interface SessionPicker {
+  /** The `session.list` request it waits for. */
+  requestId: string;
+  /** Undefined until the list arrives. */
+  sessions: SessionSummary[] | undefined;
+  /** More sessions were recorded than listed. */
+  truncated: boolean;
+  /** Typed text; sessions whose date, title or id contain it (any case) are shown. */
+  filter: string;
+  /** The highlighted row among the shown sessions. */
+  index: number;
+  /** Opened at startup, before any session: Esc then starts a new session. */
+  startup: boolean;
+}
+
+/** A Ctrl+R search of the prompt history. */
+export interface HistorySearch {
+  query: string;
+  /** The composer before the search, given back by Esc. */
+  draft: ed.Buffer;
+  /** The index in the history's entries of the match shown; undefined: none matches. */
+  match: number | undefined;
+}
+
+/** A custom command: a Markdown file whose text becomes the prompt of `/name`. */
+export interface CustomCommand {
+  /** The name typed, without its slash. */
+  name: string;
+  /** Its first line, for `/help`. */
+  description: string;
+  /** The prompt, `$ARGUMENTS` standing for the words after the name. */
+  body: string;
+  /** The file it came from. */
+  source: string;
+}
+
+/**
+ * A per-session "always allow" the user gave with `a` in the approval box: an exact bash
+ * command, or a tool on a path (or a tool without a path, when its call has none).
+ */
+export interface AllowRule {
+  tool: string;
+  /** bash: the exact command. */
+  command?: string;
+  /** Other tools: the exact `path` argument. */
+  path?: string;
+  /** Tools without a path: their exact arguments, as JSON. */
+  args?: string;
+}
+
+/**
+ * Reads a file of the workspace for an `@path` mention: at most `maxBytes` of its head and its
+ * whole size; undefined when `path` names no regular file inside the workspace.
+ */
+export type MentionReader = (
+  path: string,
+  maxBytes: number,
+) => { text: string; size: number; binary?: boolean } | undefined;
+
+/** The workspace's files for `@path` completion, as the shell indexed them. */
+export interface WorkspaceIndex {
+  /** Paths relative to the workspace, `/`-separated, directories ending in `/`. */
+  paths: string[];
+  /** More files existed than were indexed. */
+  truncated: boolean;
 }
 
 /** What the running turn is doing, for the status line. */
@@ -78,6 +154,24 @@ export interface SessionInfo {
   maxTranscriptItems: number;
   maxPromptHistoryBytes: number;
   maxPromptHistoryItems: number;
+  /** Reopened from its record by `resume`. */
+  resumed: boolean;
+  /** Where `bash` runs; undefined when the server does not say (a v1 server). */
+  sandbox: SandboxInfo | undefined;
+  /** The MCP servers configured, as they stood at session start. */
+  mcpServers: readonly McpServerInfo[];
+}
+
+/** Requests of the session (not of a turn) whose reply the TUI waits for. */
+export interface PendingRequests {
+  /** `session.start` sent by /new, /resume or the picker. */
+  start?: { requestId: string; resume?: string } | undefined;
+  /** `session.history` after a resume. */
+  history?: string | undefined;
+  /** `session.compact`. */
+  compact?: string | undefined;
+  /** `session.configure`. */
+  configure?: string | undefined;
 }
 
 /** Everything the screen shows, and nothing else. */
@@ -145,6 +239,21 @@ export interface ClientState {
   transcriptLimits: { maxItems: number; maxBytes: number };
   /** The largest prompt sent, in UTF-8 bytes; a larger one stays in the composer. */
   maxPromptBytes: number;
+  /** The approval policy in force, for `/status` (`session.configured` reports changes). */
+  approvalPolicy: string;
+  /** Session requests awaiting their reply. */
+  pending: PendingRequests;
+  picker: SessionPicker | undefined;
+  search: HistorySearch | undefined;
+  customCommands: readonly CustomCommand[];
+  /** This session's "always allow" rules, newest last; forgotten with the session. */
+  allowRules: AllowRule[];
+  /** The workspace's files, once indexed for `@path` completion. */
+  files: WorkspaceIndex | undefined;
+  /** A Tab on an `@` mention waits for the index: complete it when the index arrives. */
+  completionPending: boolean;
+  /** Reads mentioned files; undefined: mentions are sent as typed. */
+  readMention: MentionReader | undefined;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -162,7 +271,11 @@ export type Effect =
    * Call `applyNoReply` for `request` after `ms`, unless `awaitingReply` is false by then (the
    * shell then drops the timer, so none runs while the TUI is idle).
    */
-  | { kind: "expect-reply"; request: AwaitedRequest; ms: number };
+  | { kind: "expect-reply"; request: AwaitedRequest; ms: number }
+  /** Fetch the provider's models (`GET {base_url}/models`) and call `applyModelList`. */
+  | { kind: "list-models" }
+  /** Index the workspace's files and call `applyWorkspaceIndex`. */
+  | { kind: "index-files" };
 
 /** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
 export const REPLY_TIMEOUT_MS = 5000;
@@ -183,6 +296,10 @@ export interface CreateStateOptions {
   serverLabel?: string;
   /** The server's `max_prompt_bytes` when known; {@link DEFAULT_MAX_PROMPT_BYTES} otherwise. */
   maxPromptBytes?: number;
+  /** The configured approval policy. */
+  approvalPolicy?: string;
+  customCommands?: readonly CustomCommand[];
+  readMention?: MentionReader;
 }
 
 /**
@@ -236,6 +353,15 @@ export function createState(options: CreateStateOptions): ClientState {
     nextRequest: 1,
     transcriptLimits: options.transcriptLimits ?? { maxItems: 10000, maxBytes: 8 * 1024 * 1024 },
     maxPromptBytes: options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
+    approvalPolicy: options.approvalPolicy ?? "on-risk",
+    pending: {},
+    picker: undefined,
+    search: undefined,
+    customCommands: options.customCommands ?? [],
+    allowRules: [],
+    files: undefined,
+    completionPending: false,
+    readMention: options.readMention,
   };
 }
 

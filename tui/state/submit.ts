@@ -5,7 +5,7 @@
  * @module
  */
 import * as ed from "../composer.ts";
-import { findCommand, runCommand } from "./commands.ts";
+import { findCommand, findCustomCommand, runCommand } from "./commands.ts";
 import { formatBytes } from "./format.ts";
 import type { ClientState, Effect } from "./model.ts";
 import { notice } from "./transcript.ts";
@@ -26,7 +26,8 @@ export function submit(state: ClientState): Effect[] {
     notice(state, "error", `/${named![1]} takes no arguments; the text is kept in the composer`);
     return effects;
   }
-  if (withWords || /^\/[a-z]+\s*$/i.test(text.trim())) {
+  const custom = findCustomCommand(state, text.trim().split(/\s/)[0]!);
+  if (!custom && (withWords || /^\/[a-z]+\s*$/i.test(text.trim()))) {
     state.composer = ed.EMPTY_BUFFER;
     state.history.add(text);
     effects.push({ kind: "save-history" });

@@ -14,22 +14,54 @@ import {
 } from "./model.ts";
 import { endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { expandCustomCommand } from "./custom_commands.ts";
+import { formatBytes } from "./format.ts";
+import { attachMentions } from "./mentions.ts";
 
-/** Starts a turn with `prompt`: the user item, and the `turn.start` to send. */
-export function startTurn(state: ClientState, prompt: string): Effect[] {
+const encoder = new TextEncoder();
+
+/** A custom command's name and the rest of the line, when `typed` starts with one. */
+function customCall(state: ClientState, typed: string) {
+  const m = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/.exec(typed.trim());
+  if (!m) return undefined;
+  const name = m[1]!.toLowerCase();
+  const command = state.customCommands.find((c) => c.name.toLowerCase() === name);
+  return command && { command, args: (m[2] ?? "").trim() };
+}
+
+/**
+ * Starts a turn for the text the user typed: the user item, and the `turn.start` to send. A
+ * custom command is expanded and mentioned files are attached first; a prompt that then
+ * exceeds the limit is not sent and goes back to the composer.
+ */
+export function startTurn(state: ClientState, typed: string): Effect[] {
   if (!state.session) {
     notice(state, "error", "Not connected to a session yet");
+    return [];
+  }
+  const call = customCall(state, typed);
+  const expanded = call ? expandCustomCommand(call.command, call.args) : typed;
+  const expandedBytes = encoder.encode(expanded).length;
+  if (expandedBytes > state.maxPromptBytes) {
+    notice(
+      state,
+      "error",
+      `/${call?.command.name} makes a prompt of ${formatBytes(expandedBytes)}, over the ` +
+        `server's limit of ${formatBytes(state.maxPromptBytes)}; it was not sent`,
+    );
+    restoreQueued(state, typed);
     return [];
   }
   const id = requestId(state);
   state.turn = {
     requestId: id,
-    prompt,
+    prompt: typed,
     phase: "starting",
     cancelRequested: false,
     compacted: false,
   };
-  finishItem(state, { kind: "user", text: prompt });
+  finishItem(state, { kind: "user", text: expanded });
+  const prompt = attachMentions(state, expanded, state.maxPromptBytes);
   return [{
     kind: "send",
     message: { type: "turn.start", request_id: id, session_id: state.session.id, prompt },

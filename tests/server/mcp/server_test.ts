@@ -159,6 +159,43 @@ Deno.test("tools with schemas that are not objects or over 64 KiB are left out w
   }
 });
 
+Deno.test("a server's tools are bounded in total size: those past 1 MiB of schemas are left out", async () => {
+  // A context large enough for 1 MiB of tool schemas, so the turn reaches the model.
+  const { server, mock, done } = await start({ many: scriptServer("many") }, [text("ok")], {
+    context_max_tokens: 4_000_000,
+  });
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.many!.status, "ready");
+    // 60 KiB each: 17 fit in 1 MiB.
+    assert.equal(s.many!.tools, 17);
+    const offered = (mock.requests[0]!.body.tools ?? []).filter((t) =>
+      (t as { function: { name: string } }).function.name.startsWith("mcp__many__")
+    );
+    assert.equal(offered.length, 17);
+    assert.match(
+      server.stderr,
+      /MCP server "many": its tools' schemas and descriptions take more than 1048576 bytes; tool "t17"/,
+    );
+  } finally {
+    await done();
+  }
+});
+
+Deno.test("a server listing more than 256 tools has only the first 256 offered, with a notice", async () => {
+  const { server, done } = await start({ lots: scriptServer("lots") }, [text("ok")]);
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.lots!.tools, 256);
+    assert.match(
+      server.stderr,
+      /MCP server "lots" lists more than 256 tools; only the first 256 are offered/,
+    );
+  } finally {
+    await done();
+  }
+});
+
 Deno.test("tool names with odd characters are sanitized, kept within 64 characters and unique", async () => {
   const { server, mock, done } = await start({ odd: scriptServer("oddnames") }, [text("ok")]);
   try {
@@ -344,8 +381,9 @@ Deno.test("under approval_policy auto an untrusted server's read-only tool asks,
 
 for (const how of ["EOF", "SIGTERM"] as const) {
   Deno.test(`no MCP server process outlives scv after ${how}`, async () => {
+    // A server that ignores its stdin closing: only scv killing it ends it.
     const { server, done } = await start(
-      { s: scriptServer("ok") },
+      { s: scriptServer("stubborn") },
       [toolCalls([{ name: "mcp__s__pid", arguments: {} }]), text("ok")],
     );
     try {
@@ -362,3 +400,90 @@ for (const how of ["EOF", "SIGTERM"] as const) {
     }
   });
 }
+
+Deno.test("a stdio server scv may not run (--allow-run=bash) fails naming the flag to grant", async () => {
+  const mock = await MockOpenAI.start([text("ok")]);
+  const server = await ServerProcess.start({
+    config: { base_url: mock.baseUrl, mcp_servers: { s: scriptServer("ok") } } as never,
+  });
+  try {
+    const s = await statusesAfterTurn(server);
+    assert.equal(s.s!.status, "failed");
+    assert.match(s.s!.error, /scv may not run it \(grant it with --allow-run\)/);
+  } finally {
+    await server.kill();
+    await mock.close();
+  }
+});
+
+Deno.test("no MCP server process outlives scv after its stdout breaks", async () => {
+  const mock = await MockOpenAI.start([
+    toolCalls([{ name: "mcp__s__pid", arguments: {} }]),
+    text("ok"),
+  ]);
+  const dir = await Deno.makeTempDir({ prefix: "scv-mcp-pipe-" });
+  const config = `${dir}/c.jsonc`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      base_url: mock.baseUrl,
+      approval_policy: "never",
+      mcp_servers: { s: scriptServer("stubborn") },
+    }),
+  );
+  const main = new URL("../../../main.ts", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...MCP_SERVER_FLAGS, main, "server", "--config", config],
+    env: { XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  const until = async (pred: (e: Ev) => boolean): Promise<Ev> => {
+    while (true) {
+      const nl = buf.indexOf("\n");
+      if (nl !== -1) {
+        const ev = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (pred(ev)) return ev;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("scv output ended");
+      buf += value;
+    }
+  };
+  try {
+    await send({ type: "initialize", request_id: "i", protocol_version: 1 });
+    await send({ type: "session.start", request_id: "s", cwd: dir });
+    const started = await until((e) => e.type === "session.started");
+    await send({
+      type: "turn.start",
+      request_id: "t",
+      session_id: started.session_id,
+      prompt: "pid",
+    });
+    const done = await until((e) => e.type === "tool.completed");
+    const pid = Number(done.output);
+    assert.ok(alive(pid), "the server runs while scv does");
+    await reader.cancel();
+    // The next reply has nowhere to go: scv's output is broken and it must shut down.
+    await send({ type: "session.start", request_id: "s2", cwd: dir }).catch(() => {});
+    await send({ type: "session.start", request_id: "s3", cwd: dir }).catch(() => {});
+    const status = await child.status;
+    assert.notEqual(status.code, 0);
+    assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+  } finally {
+    await w.close().catch(() => {});
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await child.status;
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,128 @@
+import { assert, assertEquals } from "../../support/assert.ts";
+import {
+  applyKey,
+  applyWorkspaceIndex,
+  createState,
+  MAX_MENTION_BYTES,
+} from "../../../tui/state/mod.ts";
+import type { MentionReader } from "../../../tui/state/mod.ts";
+import { enter, key, notices, readyState, sessionStarted, typeText } from "../fixtures.ts";
+import { applyEvent } from "../../../tui/state/mod.ts";
+
+const INDEX = {
+  paths: ["README.md", "src/", "src/app.ts", "src/apply.ts", "src/main.ts", "tests/"],
+  truncated: false,
+};
+
+function withFiles(files: Record<string, string>, maxPromptBytes?: number) {
+  const read: MentionReader = (path, max) => {
+    const text = files[path];
+    if (text === undefined) return undefined;
+    const bytes = new TextEncoder().encode(text);
+    return { text: new TextDecoder().decode(bytes.subarray(0, max)), size: bytes.length };
+  };
+  const s = createState({
+    model: "m",
+    cwd: "/work/project",
+    historyLimits: { maxItems: 10, maxBytes: 10000 },
+    readMention: read,
+    ...(maxPromptBytes ? { maxPromptBytes } : {}),
+  });
+  applyEvent(s, sessionStarted());
+  return s;
+}
+
+Deno.test("Tab on an @ mention asks the shell for the index, then completes when it arrives", () => {
+  const s = readyState();
+  typeText(s, "look at @REA");
+  const fx = applyKey(s, key("tab"));
+  assertEquals(fx, [{ kind: "index-files" }]);
+  assert(s.hint?.startsWith("Indexing"));
+  applyWorkspaceIndex(s, INDEX);
+  assertEquals(s.composer.text, "look at @README.md ");
+  assertEquals(s.composer.cursor, s.composer.text.length);
+  assertEquals(s.hint, undefined);
+});
+
+Deno.test("Tab completes a directory, then the common prefix, listing the candidates", () => {
+  const s = readyState();
+  applyWorkspaceIndex(s, INDEX);
+  typeText(s, "@s");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "@src/");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "@src/");
+  assertEquals(s.hint, "@src/app.ts  @src/apply.ts  @src/main.ts");
+  typeText(s, "ap");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "@src/app");
+});
+
+Deno.test("Tab with no match says so and leaves the text", () => {
+  const s = readyState();
+  applyWorkspaceIndex(s, INDEX);
+  typeText(s, "@zzz");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "@zzz");
+  assert(s.hint?.includes("No file of the workspace starts with zzz"), s.hint);
+});
+
+Deno.test("Tab outside a mention still indents", () => {
+  const s = readyState();
+  typeText(s, "x");
+  assertEquals(applyKey(s, key("tab")), []);
+  assertEquals(s.composer.text, "x    ");
+});
+
+Deno.test("a mentioned file's content is attached to the prompt, the typed text shown", () => {
+  const s = withFiles({ "src/a.ts": "export const a = 1;\n" });
+  const [msg] = enter(s, "explain @src/a.ts, please");
+  assert(msg?.type === "turn.start");
+  assertEquals(
+    msg.prompt,
+    'explain @src/a.ts, please\n\n<file path="src/a.ts">\nexport const a = 1;\n\n</file>',
+  );
+  const texts = notices(s);
+  assert(texts.includes("Attached @src/a.ts (20 bytes)"), texts.join("|"));
+  assertEquals(s.transcript.find((i) => i.kind === "user"), {
+    kind: "user",
+    text: "explain @src/a.ts, please",
+  });
+});
+
+Deno.test("a mentioned file over the bound is cut to its head with a notice", () => {
+  const big = "x".repeat(MAX_MENTION_BYTES + 1);
+  const s = withFiles({ "big.txt": big }, 1024 * 1024);
+  const [msg] = enter(s, "@big.txt");
+  assert(msg?.type === "turn.start");
+  assert(msg.prompt.includes("x".repeat(MAX_MENTION_BYTES) + "\n</file>"));
+  assert(!msg.prompt.includes("x".repeat(MAX_MENTION_BYTES + 1)));
+  assert(notices(s).some((t) => t === "@big.txt: only its first 64 KiB of 64.0 KiB are attached"));
+});
+
+Deno.test("attachments never take the prompt past the server's limit", () => {
+  const s = withFiles({ "a.txt": "y".repeat(5000) }, 2000);
+  const [msg] = enter(s, "read @a.txt");
+  assert(msg?.type === "turn.start");
+  assert(new TextEncoder().encode(msg.prompt).length <= 2000, String(msg.prompt.length));
+  assert(notices(s).some((t) => t.startsWith("@a.txt: only its first")));
+});
+
+Deno.test("a mention that names no file of the workspace is sent as typed", () => {
+  const s = withFiles({});
+  const [msg] = enter(s, "ask @alice about it");
+  assert(msg?.type === "turn.start" && msg.prompt === "ask @alice about it");
+});
+
+Deno.test("a binary mentioned file is not attached and says so", () => {
+  const s = createState({
+    model: "m",
+    cwd: "/w",
+    historyLimits: { maxItems: 10, maxBytes: 1000 },
+    readMention: () => ({ text: "", size: 10, binary: true }),
+  });
+  applyEvent(s, sessionStarted());
+  const [msg] = enter(s, "see @logo.png");
+  assert(msg?.type === "turn.start" && msg.prompt === "see @logo.png");
+  assert(notices(s).includes("@logo.png is a binary file; it was not attached"));
+});

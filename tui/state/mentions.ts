@@ -1,0 +1,180 @@
+/**
+ * `@path` mentions: Tab completes one from the workspace's files (as indexed by the shell,
+ * gitignore-aware), and a mentioned file's content is attached to the prompt when it is sent,
+ * bounded per file and by the prompt limit, with a notice when it is cut.
+ *
+ * @module
+ */
+import * as ed from "../composer.ts";
+import { formatBytes } from "./format.ts";
+import type { ClientState, Effect, WorkspaceIndex } from "./model.ts";
+import { notice } from "./transcript.ts";
+
+/** The most of one mentioned file attached to a prompt. */
+export const MAX_MENTION_BYTES = 64 * 1024;
+/** The most files one prompt attaches; later mentions are sent as typed. */
+export const MAX_MENTIONS = 10;
+/** The candidates a Tab with several matches lists in the hint. */
+const LISTED_CANDIDATES = 6;
+
+const encoder = new TextEncoder();
+
+/** The `@word` the cursor is in or just after, with where it starts. */
+function mentionAtCursor(b: ed.Buffer): { start: number; prefix: string } | undefined {
+  let start = b.cursor;
+  while (start > 0 && !/\s/.test(b.text[start - 1]!)) start--;
+  const word = b.text.slice(start, b.cursor);
+  if (!word.startsWith("@")) return undefined;
+  return { start, prefix: word.slice(1) };
+}
+
+/**
+ * The distinct completions of `prefix` one path segment deep: `src/` for `s` when the
+ * workspace has `src/a.ts`, then `src/a.ts` for `src/`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { completionsOf } from "./mentions.ts";
+ * const index = { paths: ["README.md", "src/", "src/a.ts", "src/b.ts"], truncated: false };
+ * assert.deepEqual(completionsOf(index, "s"), ["src/"]);
+ * assert.deepEqual(completionsOf(index, "src/"), ["src/a.ts", "src/b.ts"]);
+ * ```
+ */
+export function completionsOf(index: WorkspaceIndex, prefix: string): string[] {
+  const out = new Set<string>();
+  for (const p of index.paths) {
+    if (!p.startsWith(prefix) || p === prefix) continue;
+    const slash = p.indexOf("/", prefix.length);
+    out.add(slash === -1 || slash === p.length - 1 ? p : p.slice(0, slash + 1));
+  }
+  return [...out].sort();
+}
+
+function commonPrefix(words: string[]): string {
+  let p = words[0] ?? "";
+  for (const w of words) while (!w.startsWith(p)) p = p.slice(0, -1);
+  return p;
+}
+
+/**
+ * Tab: completes the `@path` at the cursor (asking the shell to index the workspace the first
+ * time), or indents when the cursor is not in a mention.
+ */
+export function completeMention(state: ClientState): Effect[] {
+  const b = state.composer;
+  const at = mentionAtCursor(b);
+  if (!at) {
+    state.composer = ed.insert(b, "    ");
+    return [];
+  }
+  if (!state.files) {
+    state.completionPending = true;
+    state.hint = "Indexing the workspace's files…";
+    return [{ kind: "index-files" }];
+  }
+  const found = completionsOf(state.files, at.prefix);
+  if (found.length === 0) {
+    state.hint = `No file of the workspace starts with ${at.prefix === "" ? "that" : at.prefix}` +
+      (state.files.truncated ? " (the index holds only the first files)" : "");
+    return [];
+  }
+  const completed = found.length === 1 ? found[0]! : commonPrefix(found);
+  const end = found.length === 1 && !completed.endsWith("/") ? " " : "";
+  const text = b.text.slice(0, at.start) + "@" + completed + end + b.text.slice(b.cursor);
+  state.composer = { text, cursor: at.start + 1 + completed.length + end.length };
+  state.hint = found.length === 1 ? undefined : truncateList(found);
+  return [];
+}
+
+function truncateList(found: string[]): string {
+  const shown = found.slice(0, LISTED_CANDIDATES).map((f) => `@${f}`).join("  ");
+  return found.length > LISTED_CANDIDATES ? `${shown}  … ${found.length} matches` : shown;
+}
+
+/** The shell indexed the workspace: a Tab waiting for it completes now. */
+export function applyWorkspaceIndex(state: ClientState, index: WorkspaceIndex): void {
+  state.version++;
+  state.files = index;
+  if (!state.completionPending) return;
+  state.completionPending = false;
+  if (state.hint?.startsWith("Indexing")) state.hint = undefined;
+  if (mentionAtCursor(state.composer)) completeMention(state);
+}
+
+/**
+ * The paths `text` mentions as `@path`, in order, once each; trailing punctuation (`,.;:!?)`)
+ * is not part of a path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mentionedPaths } from "./mentions.ts";
+ * assert.deepEqual(mentionedPaths("see @a.ts, then @src/b.ts and @a.ts. mail me@x.org"), ["a.ts", "src/b.ts"]);
+ * ```
+ */
+export function mentionedPaths(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\s)@([^\s]+)/g)) {
+    const path = m[1]!.replace(/[,.;:!?)]+$/, "");
+    if (path !== "" && !out.includes(path)) out.push(path);
+  }
+  return out;
+}
+
+/** The first `max` bytes of `text` at most, cut at a character boundary. */
+function headBytes(text: string, max: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= max) return text;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+/**
+ * The prompt to send for `typed`: the typed text, then each mentioned file's content in a
+ * `<file path="…">` block, at most {@link MAX_MENTION_BYTES} each and never past `maxBytes` in
+ * all; each file cut short, or left out, gets a notice. A mention that names no readable file
+ * of the workspace is sent as typed.
+ */
+export function attachMentions(state: ClientState, typed: string, maxBytes: number): string {
+  const read = state.readMention;
+  if (!read) return typed;
+  let prompt = typed;
+  let used = encoder.encode(typed).length;
+  const paths = mentionedPaths(typed);
+  for (const [i, path] of paths.entries()) {
+    if (i >= MAX_MENTIONS) {
+      notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);
+      break;
+    }
+    const open = `\n\n<file path="${path}">\n`;
+    const close = "\n</file>";
+    const overhead = encoder.encode(open + close).length;
+    const room = Math.min(MAX_MENTION_BYTES, maxBytes - used - overhead);
+    const file = read(path, Math.max(0, room));
+    if (!file) continue;
+    if (file.binary) {
+      notice(state, "warn", `@${path} is a binary file; it was not attached`);
+      continue;
+    }
+    if (room <= 0) {
+      notice(state, "warn", `@${path} was not attached: the prompt is at its size limit`);
+      continue;
+    }
+    const text = headBytes(file.text, room);
+    const shown = encoder.encode(text).length;
+    prompt += open + text + close;
+    used += overhead + shown;
+    if (shown < file.size) {
+      notice(
+        state,
+        "warn",
+        `@${path}: only its first ${formatBytes(shown)} of ${formatBytes(file.size)} are attached`,
+      );
+    } else {
+      notice(state, "info", `Attached @${path} (${formatBytes(file.size)})`);
+    }
+  }
+  return prompt;
+}
