@@ -26,6 +26,11 @@ export interface McpServerStatus {
   error?: string;
 }
 
+/** One server's status with the names its tools are offered by (`mcp.status`). */
+export interface McpServerDetail extends McpServerStatus {
+  tool_names: string[];
+}
+
 /** What the manager runs with. */
 export interface McpManagerOptions {
   servers: Readonly<Record<string, McpServerConfig>>;
@@ -114,6 +119,28 @@ export class McpManager {
   /** Every enabled server's status, in config order. */
   statuses(): McpServerStatus[] {
     return this.#servers.map((s) => this.#status(s));
+  }
+
+  /**
+   * Every enabled server's status and tool names: the registered names once a turn synced them,
+   * else the names they will get (before any turn, uniqueness against built-ins aside).
+   */
+  details(): McpServerDetail[] {
+    const taken = new Set<string>();
+    return this.#servers.map((s) => {
+      const status = this.#status(s);
+      let names: string[] = [];
+      if (status.status === "ready") {
+        names = this.#registered.get(s.name) === s.generation
+          ? [...(this.#names.get(s.name) ?? [])]
+          : s.tools.map((t) => {
+            const n = toolName(s.name, t.name, taken);
+            taken.add(n);
+            return n;
+          });
+      }
+      return { ...status, tool_names: names };
+    });
   }
 
   /** The servers (for tests and the status display). */
