@@ -235,10 +235,9 @@ Deno.test("acp: EOF during a running command ends the turn, the command and the 
   const script = [
     toolCalls([{ id: "s", name: "bash", arguments: { command: `exec sleep ${marker}` } }]),
   ];
-  // Unsandboxed, so `$$` is a host PID the test can watch (the sandbox's PID namespace would
-  // give a PID of its own; the sandbox tests cover that a namespace ends its processes).
-  const config = { approval_policy: "never", sandbox: "off" } as const;
-  await withAgent(script, { config }, async (agent) => {
+  // Found by its command line, not by `$$`: inside the sandbox's PID namespace that is a PID of
+  // its own, so the test holds with the sandbox on (the default) and off.
+  await withAgent(script, { config: { approval_policy: "never" } }, async (agent) => {
     await agent.initialize();
     const { sessionId } = await agent.newSession(await agent.workspace());
     const answer = agent.prompt(sessionId, "sleep").catch(() => undefined);
