@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { denialHint } from "../../../server/sandbox/hint.ts";
+import type { SandboxSpec } from "../../../server/sandbox/types.ts";
+
+const spec: SandboxSpec = {
+  mode: "workspace-write",
+  workspace: "/w",
+  writable: ["/w"],
+  readOnly: ["/w/.git/hooks"],
+  hidden: [{ path: "/h/.ssh", directory: true }, { path: "/h/.config/scv", directory: true }],
+  network: false,
+};
+const ctx = { networkAsked: false, scvDirs: ["/h/.config/scv"] };
+
+Deno.test("a write outside the workspace names sandbox_writable_roots", () => {
+  const h = denialHint("touch: cannot touch '/etc/x': Read-only file system", spec, ctx);
+  assert.match(h!, /^\[sandbox: .*"sandbox_writable_roots".*\]$/);
+});
+
+Deno.test("a write to .git/hooks names the git rule", () => {
+  const h = denialHint("bash: .git/hooks/pre-commit: Read-only file system", spec, ctx);
+  assert.match(h!, /\.git\/hooks and \.git\/config are read-only/);
+});
+
+Deno.test("a read-only sandbox names the sandbox key and workspace-write", () => {
+  const h = denialHint("Read-only file system", { ...spec, mode: "read-only" }, ctx);
+  assert.match(h!, /"sandbox": "workspace-write"/);
+});
+
+Deno.test("no network names sandbox_network, or scv's --allow-net when network was asked", () => {
+  const out = "curl: (6) Could not resolve host: example.com";
+  assert.match(denialHint(out, spec, ctx)!, /"sandbox_network": true/);
+  assert.match(denialHint(out, spec, { ...ctx, networkAsked: true })!, /--allow-net/);
+  assert.equal(denialHint(out, { ...spec, network: true }, ctx), undefined);
+});
+
+Deno.test("a hidden path in the output names sandbox_deny_read, or says scv's directories always are", () => {
+  assert.match(
+    denialHint("cat: /h/.ssh/id_rsa: No such file or directory", spec, ctx)!,
+    /"\/h\/\.ssh" is hidden .*"sandbox_deny_read"/,
+  );
+  assert.match(
+    denialHint("ls: /h/.config/scv/x: No such file", spec, ctx)!,
+    /scv's own config and state directories always are/,
+  );
+});
+
+Deno.test("an ordinary failure gets no sandbox hint", () => {
+  assert.equal(denialHint("error: test failed\n1 failed", spec, ctx), undefined);
+});
