@@ -220,7 +220,10 @@ Deno.test("acp: EOF during a running command ends the turn, the command and the 
       arguments: { command: "echo $$ > pid.txt; exec sleep 600" },
     }]),
   ];
-  await withAgent(script, { config: { approval_policy: "never" } }, async (agent) => {
+  // Unsandboxed, so `$$` is a host PID the test can watch (the sandbox's PID namespace would
+  // give a PID of its own; the sandbox tests cover that a namespace ends its processes).
+  const config = { approval_policy: "never", sandbox: "off" } as const;
+  await withAgent(script, { config }, async (agent) => {
     await agent.initialize();
     const ws = await agent.workspace();
     const { sessionId } = await agent.newSession(ws);
