@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { McpHost } from "../mcp/host.ts";
 import {
   type AgentContext,
   type ClientCapabilities,
@@ -56,6 +57,8 @@ export interface AcpSessionOptions {
   recorder?: (view: RecordedSessionView) => Recorder;
   /** The policy a loaded session was recorded with; omitted: the configuration's. */
   policy?: ApprovalPolicy;
+  /** The configured MCP servers; their tools join this session's registry before each call. */
+  mcp?: McpHost;
 }
 
 /** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
@@ -286,6 +289,9 @@ export class AcpSession {
       signal,
       systemPrompt: await deps.systemPrompt(this.core.cwd),
       secretEnv: deps.secretEnv,
+      ...(this.#o.mcp
+        ? { prepareTools: (s: AbortSignal) => this.#o.mcp!.prepare(this.#tools, s) }
+        : {}),
       // Thought chunks are plain ACP; notices only for a client that can show them.
       reasoning: true,
       notices: this.#o.capabilities.session?.notices != null,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { McpHost } from "../mcp/host.ts";
 import {
   agent,
   type AgentCapabilities,
@@ -75,6 +76,14 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
+  // The configured MCP servers (none loads any MCP code): started with the first session,
+  // their tools synced into each session's registry before every provider call.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: [config.api_key_env],
+    log,
+  });
   let deps: Promise<ConnectionDeps> | undefined;
   const loadDeps = () =>
     deps ??= (async () => {
@@ -174,8 +183,10 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
         capabilities,
         log,
         ...(store ? { recorder: recorderFor(loaded.tools) } : {}),
+        ...(mcp ? { mcp } : {}),
       });
       sessions.set(session.id, session);
+      mcp?.start(session.core.cwd);
       return session;
     }
     if (!store) {
@@ -220,7 +231,9 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       log,
       recorder: recorderFor(loaded.tools, recorded),
       ...(policy ? { policy } : {}),
+      ...(mcp ? { mcp } : {}),
     });
+    mcp?.start(core.cwd);
     // A crash may have cut a tool call off before its result: answer it, and record that.
     if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
     if (state.badLines > 0) {
@@ -293,5 +306,6 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   await connection.closed;
   // EOF (or a broken output): every turn is cancelled, and the agent ends within the grace.
   await Promise.all([...sessions.values()].map((s) => s.close(ACP_GRACE_MS)));
+  await mcp?.close();
   return 0;
 }
