@@ -390,3 +390,24 @@ Deno.test("a failure message longer than the frame budget is cut to it", async (
   assert(end.message.length <= turn.fieldBudget, `${end.message.length} characters`);
   assert(end.message.startsWith("eee"));
 });
+
+Deno.test("the tools are prepared before every provider call", async () => {
+  let prepared = 0;
+  const seen: number[] = [];
+  await runScripted({
+    deps: {
+      prepareTools: () => {
+        prepared++;
+        return Promise.resolve();
+      },
+    },
+    tools: [scriptedTool("echo", {
+      run: () => {
+        seen.push(prepared);
+        return Promise.resolve({ success: true, output: "", truncated: false });
+      },
+    })],
+    steps: [callTools([call("c1", "echo")]), answer("ok")],
+  });
+  assertEquals([seen, prepared], [[1], 2]);
+});
