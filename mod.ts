@@ -56,6 +56,10 @@ export { ToolRegistry } from "./server/tools/registry.ts";
 export { builtinTools } from "./server/tools/builtin.ts";
 export { OpenAIProvider } from "./server/provider/openai.ts";
 export type { OpenAIProviderOptions } from "./server/provider/openai.ts";
+export { AnthropicProvider } from "./server/provider/anthropic.ts";
+export { OpenAIResponsesProvider } from "./server/provider/openai_responses.ts";
+export type { ProviderOptions } from "./server/provider/options.ts";
+export type { RetryPolicy } from "./server/provider/retry.ts";
 export { ProviderError } from "./server/provider/types.ts";
 export type {
   AssistantMessage,

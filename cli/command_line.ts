@@ -151,6 +151,8 @@ Environment:
   OPENAI_API_KEY    the provider's API key (the variable is named by "api_key_env");
                     without it no Authorization header is sent (local servers)
   OPENAI_BASE_URL   an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                    the same for "provider": "anthropic"
   SCV_MODEL         the model name
   SCV_CONFIG        a JSONC config file, read after ~/.config/scv/config.jsonc
 
@@ -253,7 +255,17 @@ Examples:
       },
     );
 
-  common(program.command("sessions"), true)
+  program.command("sessions")
+    .option(
+      "--config <path>",
+      "a JSONC config file (wins over the user and SCV_CONFIG files)",
+      nonEmptyPath,
+    )
+    .option(
+      "--cwd <dir>",
+      "only the sessions of this directory (default: every directory)",
+      workspacePath,
+    )
     .description(
       "list recorded sessions, newest first: id, last update, turns, directory and title " +
         "(--cwd for one directory's); --json prints one JSON object per line",

@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { encodeFrame, NdjsonDecoderStream } from "./ndjson.ts";
+import {
+  type DecodedFrame,
+  encodeFrame,
+  NdjsonBatchDecoderStream,
+  NdjsonDecoderStream,
+} from "./ndjson.ts";
 import { PROTOCOL_VERSION, SCV_VERSION } from "./constants.ts";
 import type { ClientMessage, ServerEvent, ServerEventOf, ServerEventType } from "./types.ts";
 
@@ -85,9 +90,7 @@ export class PeonClient {
   #closed = false;
   #inputEnded = false;
   #done: Promise<void>;
-  #reader: ReadableStreamDefaultReader<
-    import("./ndjson.ts").DecodedFrame
-  >;
+  #reader: ReadableStreamDefaultReader<DecodedFrame | DecodedFrame[]>;
   #name: string;
   #version: string;
   #validate: boolean;
@@ -103,9 +106,13 @@ export class PeonClient {
     this.#version = options.version ?? SCV_VERSION;
     this.#validate = options.validate ?? true;
     // Server frames are at most 8 MiB by default; accept whatever the caller says.
-    this.#reader = readable.pipeThrough(
-      new NdjsonDecoderStream(options.maxFrameBytes ?? 8 * 1024 * 1024),
-    ).getReader();
+    const limit = options.maxFrameBytes ?? 8 * 1024 * 1024;
+    // A trusted server's frames are taken a chunk at a time (one stream read per chunk, not per
+    // frame); checked clients keep one read per frame, so listeners that await between events
+    // see them as before.
+    this.#reader = this.#validate
+      ? readable.pipeThrough(new NdjsonDecoderStream(limit)).getReader()
+      : readable.pipeThrough(new NdjsonBatchDecoderStream(limit)).getReader();
     this.#done = this.#readLoop();
   }
 
@@ -115,45 +122,50 @@ export class PeonClient {
       // The schemas (and zod) load only where events are checked.
       const schema = this.#validate ? await import("./schema.ts") : undefined;
       while (true) {
-        const { value, done } = await this.#reader.read();
+        const { value: read, done } = await this.#reader.read();
         if (done) break;
-        if (value.kind === "oversize") {
-          this.#emit({ kind: "malformed", reason: `frame of ${value.bytes} bytes over the limit` });
-          continue;
-        }
-        if (value.kind === "invalid_utf8") {
-          this.#emit({ kind: "malformed", reason: "frame is not valid UTF-8" });
-          continue;
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(value.text);
-        } catch {
-          this.#emit({ kind: "malformed", reason: "frame is not JSON", text: value.text });
-          continue;
-        }
-        if (!schema) {
-          if (typeof (json as { type?: unknown } | null)?.type !== "string") {
-            this.#emit({ kind: "malformed", reason: "frame has no type", text: value.text });
-          } else this.#emit({ kind: "event", event: json as ServerEvent, text: value.text });
-          continue;
-        }
-        const parsed = schema.ServerEvent.safeParse(json);
-        if (!parsed.success) {
-          this.#emit({
-            kind: "malformed",
-            reason: `unexpected event: ${schema.describeIssues(parsed.error)}`,
-            text: value.text.slice(0, 200),
-          });
-          continue;
-        }
-        this.#emit({ kind: "event", event: parsed.data, text: value.text });
+        for (const value of Array.isArray(read) ? read : [read]) this.#take(value, schema);
       }
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
     this.#inputEnded = true;
     this.#emit(error === undefined ? { kind: "closed" } : { kind: "closed", error });
+  }
+
+  /** Turns one decoded frame into what listeners see. */
+  #take(value: DecodedFrame, schema: typeof import("./schema.ts") | undefined): void {
+    if (value.kind === "oversize") {
+      this.#emit({ kind: "malformed", reason: `frame of ${value.bytes} bytes over the limit` });
+      return;
+    }
+    if (value.kind === "invalid_utf8") {
+      this.#emit({ kind: "malformed", reason: "frame is not valid UTF-8" });
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(value.text);
+    } catch {
+      this.#emit({ kind: "malformed", reason: "frame is not JSON", text: value.text });
+      return;
+    }
+    if (!schema) {
+      if (typeof (json as { type?: unknown } | null)?.type !== "string") {
+        this.#emit({ kind: "malformed", reason: "frame has no type", text: value.text });
+      } else this.#emit({ kind: "event", event: json as ServerEvent, text: value.text });
+      return;
+    }
+    const parsed = schema.ServerEvent.safeParse(json);
+    if (!parsed.success) {
+      this.#emit({
+        kind: "malformed",
+        reason: `unexpected event: ${schema.describeIssues(parsed.error)}`,
+        text: value.text.slice(0, 200),
+      });
+      return;
+    }
+    this.#emit({ kind: "event", event: parsed.data, text: value.text });
   }
 
   #emit(input: ClientInput): void {

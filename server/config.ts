@@ -6,6 +6,7 @@
  * @module
  */
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
+import { stripUrlCredentials } from "./provider/redact.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp/config.ts";
 
 /**
@@ -369,7 +370,9 @@ function describeValue(v: unknown, key?: string): string {
   if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
     return `${v} (beyond 9007199254740991, the largest integer JSON numbers hold exactly)`;
   }
-  const s = JSON.stringify(v);
+  // URL credentials go before the cut: a cut password no longer looks like one.
+  const json = JSON.stringify(v);
+  const s = json === undefined ? undefined : stripUrlCredentials(json);
   return s === undefined ? String(v) : s.length > 60 ? s.slice(0, 57) + "..." : s;
 }
 

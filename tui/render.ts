@@ -282,7 +282,9 @@ export function composerWidth(viewWidth: number): number {
 }
 
 function composerRows(cache: RenderCache, state: ClientState, width: number, s: Style) {
-  const placeholder = state.connection !== "ready"
+  const placeholder = state.picker?.startup && !state.session
+    ? "pick a session above · Esc starts a new one"
+    : state.connection !== "ready"
     ? "connecting…"
     : state.turn?.phase === "cancelling"
     ? "cancelling… · Ctrl+C twice or Ctrl+D exits"

@@ -9,7 +9,7 @@ import { NdjsonDecoderStream } from "../../protocol/ndjson.ts";
 const enc = new TextEncoder();
 
 /** A client wired to a fake server that reads its messages and writes raw lines back. */
-function harness(options: { maxFrameBytes?: number } = {}) {
+function harness(options: { maxFrameBytes?: number; validate?: boolean } = {}) {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
   const fromServer = new TransformStream<Uint8Array, Uint8Array>();
   const client = new PeonClient(fromServer.readable, toServer.writable, options);
@@ -222,6 +222,31 @@ Deno.test("listeners receive malformed frames and reading goes on", async () => 
   }
   const notJson = h.inputs[0]!;
   assert.ok(notJson.kind === "malformed" && notJson.text === "this is not json");
+  await h.finish();
+});
+
+Deno.test("a trusting client passes events unchecked with their frame text, several per chunk", async () => {
+  const h = harness({ validate: false, maxFrameBytes: 200 });
+  // Not a valid initialized (no server): a checking client would report it as malformed.
+  const loose = '{"type":"initialized","request_id":"a","extra":1}';
+  const next = JSON.stringify({ type: "turn.paused", request_id: "b" });
+  await h.emit(enc.encode(`${loose}\n${next}\nnot json\n{"no":"type"}\n`));
+  await h.emit(JSON.stringify({ type: "x", pad: "y".repeat(300) }));
+  await h.end();
+  await h.client.closed;
+  assert.deepEqual(h.inputs.map((i) => i.kind), [
+    "event",
+    "event",
+    "malformed",
+    "malformed",
+    "malformed",
+    "closed",
+  ]);
+  const first = h.inputs[0]!;
+  assert.ok(first.kind === "event" && first.text === loose);
+  assert.deepEqual(first.event, JSON.parse(loose));
+  const second = h.inputs[1]!;
+  assert.ok(second.kind === "event" && second.text === next);
   await h.finish();
 });
 

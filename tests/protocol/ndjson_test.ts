@@ -9,6 +9,7 @@ import {
   type DecodedFrame,
   encodeFrame,
   FrameTooLargeError,
+  NdjsonBatchDecoderStream,
   NdjsonDecoderStream,
   NdjsonEncoderStream,
 } from "../../protocol/ndjson.ts";
@@ -298,6 +299,30 @@ Deno.test("decoder output matches the specification's line model", async () => {
         }
       }
     }),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("batch decoder yields the per-frame decoder's frames, one non-empty batch per chunk at most", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      byteStream.chain((data) =>
+        fc.tuple(
+          fc.constant(data),
+          fc.uniqueArray(fc.integer({ min: 0, max: data.length }), { maxLength: 20 })
+            .map((cuts) => cuts.sort((a, b) => a - b)),
+        )
+      ),
+      async ([data, cuts]) => {
+        const chunks = split(data, cuts);
+        const batches = await Array.fromAsync(
+          ReadableStream.from(chunks).pipeThrough(new NdjsonBatchDecoderStream(LIMIT)),
+        );
+        assert.ok(batches.length <= chunks.length + 1);
+        assert.ok(batches.every((b) => b.length > 0));
+        assert.deepEqual(batches.flat(), await decode(chunks, LIMIT));
+      },
+    ),
     { numRuns: 300 },
   );
 });

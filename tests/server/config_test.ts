@@ -498,3 +498,15 @@ Deno.test("persist_sessions must be a boolean", () => {
     '"persist_sessions" must be true or false, got "no"',
   );
 });
+
+Deno.test("a bad base_url with user:password@ is never echoed, even where the value is cut", () => {
+  const password = "hunter2-" + "p".repeat(80);
+  const e = configError(() =>
+    validateConfigObject({ base_url: `ftp://alice:${password}@llm.example/v1` }, "x.jsonc")
+  );
+  assert.match(
+    e.message,
+    /"base_url" must be an absolute http\(s\) URL, got "ftp:\/\/\[redacted\]@llm/,
+  );
+  assert.ok(!e.message.includes("hunter2") && !e.message.includes("alice"), e.message);
+});

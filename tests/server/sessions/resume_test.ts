@@ -5,10 +5,29 @@
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { MockOpenAI, text } from "../../support/mock_openai.ts";
-import { startServer, startSession, waitFor, withStateDir, workspace } from "./support.ts";
+import { replay } from "../../../server/sessions/records.ts";
+import type { ServerProcess } from "../../support/server_process.ts";
+import {
+  sessionFile,
+  startServer,
+  startSession,
+  waitFor,
+  withStateDir,
+  workspace,
+} from "./support.ts";
+
+/** The highest seq a server sent. */
+function lastSeqOf(server: ServerProcess): number {
+  return Math.max(0, ...server.events.map((e) => typeof e.seq === "number" ? e.seq : 0));
+}
 
 Deno.test("a resumed session continues seq and sends the earlier messages to the provider", async () => {
-  const mock = await MockOpenAI.start([text("one"), text("two"), text("three")]);
+  const usage = (n: number) => ({ usage: { prompt_tokens: 100 * n, completion_tokens: n } });
+  const mock = await MockOpenAI.start([
+    text("one", usage(1)),
+    text("two", usage(2)),
+    text("three", usage(3)),
+  ]);
   try {
     await withStateDir(async (state) => {
       const cwd = await workspace(state);
@@ -45,9 +64,15 @@ Deno.test("a resumed session continues seq and sends the earlier messages to the
           ["user", "third prompt"],
         ]);
         assertEquals(b.schemaErrors, []);
+        assertEquals(await b.stop(), 0);
       } finally {
         await b.kill();
       }
+      // The usage totals went on from where the first server left them.
+      const recorded = replay(await Deno.readTextFile(sessionFile(state, id)));
+      assertEquals(recorded.usage, { input_tokens: 600, output_tokens: 6 });
+      assertEquals(recorded.turns, 3);
+      assertEquals(recorded.seq, lastSeqOf(b));
     });
   } finally {
     await mock.close();
