@@ -146,7 +146,15 @@ export class OpenAIProvider implements Provider {
           "Provider stream ended before the response was complete",
         );
       }
-      yield* acc.finish();
+      const events = acc.finish();
+      const cut = CUT_SHORT[acc.finishReason ?? ""];
+      if (cut) {
+        yield {
+          type: "notice",
+          message: `The provider ${cut} (finish_reason: ${acc.finishReason})`,
+        };
+      }
+      yield* events;
     } catch (e) {
       throw callError(e, signal, this.#redactor);
     }
@@ -162,6 +170,12 @@ export class OpenAIProvider implements Provider {
     });
   }
 }
+
+/** Finish reasons that mean the answer is not whole, and how to say so. */
+export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
+  length: "cut the answer short at its output limit",
+  content_filter: "withheld part of the answer (content filter)",
+});
 
 /** A canonical message as Chat Completions takes it: only what this API knows goes out. */
 function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {
