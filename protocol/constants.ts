@@ -82,6 +82,8 @@ export const CLIENT_MESSAGE_TYPES = [
   "session.history",
   "session.compact",
   "session.configure",
+  // scv 0.2 (docs/mcp.md): MCP servers' state and tools.
+  "mcp.status",
 ] as const;
 /** A client message type name. */
 export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];

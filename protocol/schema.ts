@@ -123,6 +123,12 @@ export const SessionConfigureMessage = z.object({
   approval_policy: z.enum(APPROVAL_POLICIES).optional(),
 });
 
+/** scv 0.2 `mcp.status`: the configured MCP servers' state and tools now. */
+export const McpStatusMessage = z.object({
+  type: z.literal("mcp.status"),
+  request_id: requestId,
+});
+
 /** Every client message, keyed by `type`. */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
@@ -135,6 +141,7 @@ export const CLIENT_MESSAGES = {
   "session.history": SessionHistoryMessage,
   "session.compact": SessionCompactMessage,
   "session.configure": SessionConfigureMessage,
+  "mcp.status": McpStatusMessage,
 } as const;
 
 // The plain list in constants.ts and this table must name the same types (checked by tsc).
@@ -154,6 +161,7 @@ export const ClientMessage = z.discriminatedUnion("type", [
   SessionHistoryMessage,
   SessionCompactMessage,
   SessionConfigureMessage,
+  McpStatusMessage,
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -444,6 +452,21 @@ export const SessionConfiguredEvent = z.object({
   approval_policy: z.enum(APPROVAL_POLICIES),
 });
 
+/** One MCP server in the `mcp.status` reply: its state and the names its tools are offered by. */
+export const McpServerDetail = McpServerState.extend({
+  /** `mcp__<server>__<tool>` names, in the server's order; empty unless ready. */
+  tool_names: z.array(z.string()),
+});
+
+/** scv 0.2 `mcp.status` (the reply): every enabled MCP server, in config order. */
+export const McpStatusEvent = z.object({
+  type: z.literal("mcp.status"),
+  request_id: requestId,
+  servers: z.array(McpServerDetail),
+  /** True when tool names were left out to fit the frame limit. */
+  truncated: z.boolean().optional(),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -477,6 +500,7 @@ export const SERVER_EVENTS = {
   "history.item": HistoryItemEvent,
   "history.end": HistoryEndEvent,
   "session.configured": SessionConfiguredEvent,
+  "mcp.status": McpStatusEvent,
   "error": ErrorEvent,
 } as const;
 
@@ -503,6 +527,7 @@ export const ServerEvent = z.discriminatedUnion("type", [
   HistoryItemEvent,
   HistoryEndEvent,
   SessionConfiguredEvent,
+  McpStatusEvent,
   ErrorEvent,
 ]);
 /** Any server event, as a type. */

@@ -7,12 +7,13 @@
  * @module
  */
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
-import type { TurnEnd } from "../../protocol/turn_events.ts";
+import type { EventBody, ProgressEventType, TurnEnd } from "../../protocol/turn_events.ts";
 import { errorText } from "../error_text.ts";
 import {
   type AssistantMessage,
   type ChatMessage,
   ProviderError,
+  type ProviderEvent,
   type ProviderUsage,
 } from "../provider/types.ts";
 import type { Turn } from "../turn.ts";
@@ -121,6 +122,34 @@ interface StepResponse {
   usage?: ProviderUsage;
 }
 
+/** Sends one turn event, failing the turn with `response_limit` when it cannot fit a frame. */
+async function emitBounded<T extends ProgressEventType>(
+  turn: Turn,
+  type: T,
+  body: EventBody<T>,
+  what: string,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await turn.emit(type, body, signal);
+  } catch (e) {
+    throw responseLimit(e, what);
+  }
+}
+
+/** Passes a streamed provider event on to the client, when the client wants that kind. */
+async function relay(turn: Turn, ev: ProviderEvent, deps: AgentDeps): Promise<void> {
+  const { signal } = deps;
+  if (ev.type === "text") {
+    await emitBounded(turn, "assistant.delta", { content: ev.text }, "assistant delta", signal);
+  } else if (ev.type === "reasoning" && deps.reasoning) {
+    const body = { content: ev.text };
+    await emitBounded(turn, "assistant.reasoning.delta", body, "reasoning delta", signal);
+  } else if (ev.type === "notice" && deps.notices) {
+    await emitBounded(turn, "turn.notice", { message: ev.message }, "notice", signal);
+  }
+}
+
 /** One provider call: its text streamed as deltas, its usage counted, its message completed. */
 async function callProvider(
   turn: Turn,
@@ -139,31 +168,11 @@ async function callProvider(
       signal,
     });
     for await (const ev of events) {
-      if (ev.type === "text") {
-        content += ev.text;
-        try {
-          await turn.emit("assistant.delta", { content: ev.text }, signal);
-        } catch (e) {
-          throw responseLimit(e, "assistant delta");
-        }
-      } else if (ev.type === "reasoning") {
-        if (!deps.reasoning) continue;
-        try {
-          await turn.emit("assistant.reasoning.delta", { content: ev.text }, signal);
-        } catch (e) {
-          throw responseLimit(e, "reasoning delta");
-        }
-      } else if (ev.type === "notice") {
-        if (!deps.notices) continue;
-        try {
-          await turn.emit("turn.notice", { message: ev.message }, signal);
-        } catch (e) {
-          throw responseLimit(e, "notice");
-        }
-      } else if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
+      if (ev.type === "text") content += ev.text;
+      if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
       else if (ev.type === "done") {
         response = { content, message: ev.message, ...(usage ? { usage } : {}) };
-      }
+      } else await relay(turn, ev, deps);
     }
   } catch (e) {
     if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
@@ -178,10 +187,7 @@ async function callProvider(
       deps.context.calibrate(messages, response.usage.prompt_tokens);
     }
   }
-  try {
-    await turn.emit("assistant.completed", { content: response.content }, signal);
-  } catch (e) {
-    throw responseLimit(e, "assistant message");
-  }
+  const completed = { content: response.content };
+  await emitBounded(turn, "assistant.completed", completed, "assistant message", signal);
   return response;
 }

@@ -9,6 +9,7 @@ import type { ClientMessage, ClientMessageOf } from "../../protocol/schema.ts";
 import type { ConnectionContext } from "./context.ts";
 import { approvalResolve } from "./handlers/approval_resolve.ts";
 import { initialize } from "./handlers/initialize.ts";
+import { mcpStatus } from "./handlers/mcp_status.ts";
 import { sessionClear } from "./handlers/session_clear.ts";
 import { sessionCompact } from "./handlers/session_compact.ts";
 import { sessionConfigure } from "./handlers/session_configure.ts";
@@ -36,6 +37,7 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.history": sessionHistory,
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
+  "mcp.status": mcpStatus,
 };
 
 /** Runs the handler of a message's type. */

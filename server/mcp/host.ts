@@ -7,9 +7,9 @@
  */
 import type { ToolRegistry } from "../tools/registry.ts";
 import { hasEnabledServers, type McpServerConfig } from "./config.ts";
-import type { McpManager, McpServerStatus } from "./manager.ts";
+import type { McpManager, McpServerDetail, McpServerStatus } from "./manager.ts";
 
-export type { McpServerStatus };
+export type { McpServerDetail, McpServerStatus };
 
 /** What {@link McpHost} runs with. */
 export interface McpHostOptions {
@@ -68,6 +68,12 @@ export class McpHost {
     return Object.entries(this.#o.servers)
       .filter(([, s]) => s.enabled)
       .map(([name]) => ({ name, status: "starting" as const, tools: 0 }));
+  }
+
+  /** Each enabled server's status and tool names (the `mcp.status` reply). */
+  details(): McpServerDetail[] {
+    if (this.#loaded) return this.#loaded.details();
+    return this.statuses().map((s) => ({ ...s, tool_names: [] }));
   }
 
   /** Before a provider call: waits for starting servers and syncs their tools into `registry`. */

@@ -26,6 +26,11 @@ export interface McpServerStatus {
   error?: string;
 }
 
+/** One server's status with the names its tools are offered by (`mcp.status`). */
+export interface McpServerDetail extends McpServerStatus {
+  tool_names: string[];
+}
+
 /** What the manager runs with. */
 export interface McpManagerOptions {
   servers: Readonly<Record<string, McpServerConfig>>;
@@ -36,6 +41,11 @@ export interface McpManagerOptions {
   log: (line: string) => void;
   /** Told whenever a server's status changed (`scv exec` warns about failures). */
   onStatus?: (status: McpServerStatus) => void;
+}
+
+interface Synced {
+  registered: Map<string, number>;
+  names: Map<string, string[]>;
 }
 
 /** The longest error a status line carries (the full text is in the tool failures). */
@@ -57,8 +67,11 @@ export class McpManager {
   #o: McpManagerOptions;
   #servers: McpServer[] = [];
   #started = false;
-  #registered = new Map<string, number>(); // server name → generation registered
-  #names = new Map<string, string[]>(); // server name → tool names in the registry
+  // Per registry (a Peon connection has one, an ACP agent one per session): each server's
+  // generation last registered and its tool names there.
+  #synced = new WeakMap<ToolRegistry, Synced>();
+  /** The names of the registry synced last, for `details()`. */
+  #lastSynced: Synced | undefined;
 
   /** Prepares every enabled server; none starts before {@link start}. */
   constructor(options: McpManagerOptions) {
@@ -116,6 +129,29 @@ export class McpManager {
     return this.#servers.map((s) => this.#status(s));
   }
 
+  /**
+   * Every enabled server's status and tool names: the registered names once a turn synced them,
+   * else the names they will get (before any turn, uniqueness against built-ins aside).
+   */
+  details(): McpServerDetail[] {
+    const taken = new Set<string>();
+    return this.#servers.map((s) => {
+      const status = this.#status(s);
+      let names: string[] = [];
+      if (status.status === "ready") {
+        const synced = this.#lastSynced;
+        names = synced && synced.registered.get(s.name) === s.generation
+          ? [...(synced.names.get(s.name) ?? [])]
+          : s.tools.map((t) => {
+            const n = toolName(s.name, t.name, taken);
+            taken.add(n);
+            return n;
+          });
+      }
+      return { ...status, tool_names: names };
+    });
+  }
+
   /** The servers (for tests and the status display). */
   get servers(): readonly McpServer[] {
     return this.#servers;
@@ -124,15 +160,21 @@ export class McpManager {
   /**
    * Before a provider call: waits for servers still starting (each at most its startup
    * timeout, or until `signal` aborts), refreshes tools that changed, and puts the current
-   * tools in `registry`.
+   * tools in `registry` (any number of registries may be kept in sync this way).
    */
   async prepare(registry: ToolRegistry, signal: AbortSignal): Promise<void> {
     await Promise.all(this.#servers.map((s) => s.ready(signal)));
     await Promise.all(this.#servers.map((s) => s.refresh(signal)));
+    let synced = this.#synced.get(registry);
+    if (!synced) {
+      synced = { registered: new Map(), names: new Map() };
+      this.#synced.set(registry, synced);
+    }
+    this.#lastSynced = synced;
     for (const server of this.#servers) {
       // A failed server keeps its tools registered: calling one says why it failed.
-      if (this.#registered.get(server.name) === server.generation) continue;
-      for (const name of this.#names.get(server.name) ?? []) registry.unregister(name);
+      if (synced.registered.get(server.name) === server.generation) continue;
+      for (const name of synced.names.get(server.name) ?? []) registry.unregister(name);
       const taken = new Set(registry.list().map((t) => t.name));
       const names: string[] = [];
       for (const info of server.tools) {
@@ -146,8 +188,8 @@ export class McpManager {
         taken.add(name);
         names.push(name);
       }
-      this.#names.set(server.name, names);
-      this.#registered.set(server.name, server.generation);
+      synced.names.set(server.name, names);
+      synced.registered.set(server.name, server.generation);
     }
   }
 

@@ -113,6 +113,7 @@ const OPTIONAL: Record<string, string[]> = {
   "session.compact": ["instructions"],
   "session.configure": ["model", "approval_policy"],
   "history.item": ["truncated", "compaction", "name", "summary", "success"],
+  "mcp.status": ["truncated"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {

@@ -24,7 +24,7 @@ export function peerBin(name: string): string {
   } catch {
     throw new Error(
       `${path} is missing: install the pinned test peers with ` +
-        "`npm ci --prefix .ci/npm --no-audit --no-fund`",
+        "`npm install --prefix .ci/npm --no-audit --no-fund`",
     );
   }
   return path;

@@ -1,6 +1,6 @@
 /**
  * A smoke test with an independent ACP client: `acpx` (pinned in .ci/npm, installed by
- * `npm ci --prefix .ci/npm`) drives `scv acp` non-interactively through a tool call that it
+ * `npm install --prefix .ci/npm`) drives `scv acp` non-interactively through a tool call that it
  * approves and writes through its own fs support, then a streamed answer.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";

@@ -244,3 +244,14 @@ Deno.test("cancelling while the context is being fitted ends the turn cancelled"
   assertEquals(end.type, "turn.cancelled");
   assertEquals(requests, [], "a provider call was made");
 });
+
+Deno.test("cancelling while the tools are being prepared ends the turn cancelled", async () => {
+  const controller = new AbortController();
+  const { end, requests } = await runScripted({
+    controller,
+    deps: { prepareTools: (signal) => blockThenCancel(controller, signal) },
+    steps: [answer("never")],
+  });
+  assertEquals(end.type, "turn.cancelled");
+  assertEquals(requests, [], "a provider call was made");
+});

@@ -85,6 +85,22 @@ Deno.test("reasoning and notices never become assistant text", async () => {
   assertEquals(only(events, "assistant.completed").content, "answer");
 });
 
+Deno.test("a client that asked for reasoning and notices gets them as their own events", async () => {
+  const { events, types } = await runScripted({
+    deps: { reasoning: true, notices: true },
+    steps: [[
+      { type: "reasoning", text: "thinking" },
+      { type: "notice", message: "the model cannot use tools" },
+      { type: "text", text: "answer" },
+      { type: "done", message: { role: "assistant", content: "answer" } },
+    ]],
+  });
+  assertEquals(types.slice(1, 4), ["assistant.reasoning.delta", "turn.notice", "assistant.delta"]);
+  assertEquals(only(events, "assistant.reasoning.delta").content, "thinking");
+  assertEquals(only(events, "turn.notice").message, "the model cannot use tools");
+  assertEquals(only(events, "assistant.completed").content, "answer");
+});
+
 Deno.test("a tool step runs the call, feeds its result back and asks the model again", async () => {
   const runs: unknown[] = [];
   const { end, types, session, requests } = await runScripted({
@@ -373,4 +389,25 @@ Deno.test("a failure message longer than the frame budget is cut to it", async (
   assert(end.type === "turn.failed");
   assert(end.message.length <= turn.fieldBudget, `${end.message.length} characters`);
   assert(end.message.startsWith("eee"));
+});
+
+Deno.test("the tools are prepared before every provider call", async () => {
+  let prepared = 0;
+  const seen: number[] = [];
+  await runScripted({
+    deps: {
+      prepareTools: () => {
+        prepared++;
+        return Promise.resolve();
+      },
+    },
+    tools: [scriptedTool("echo", {
+      run: () => {
+        seen.push(prepared);
+        return Promise.resolve({ success: true, output: "", truncated: false });
+      },
+    })],
+    steps: [callTools([call("c1", "echo")]), answer("ok")],
+  });
+  assertEquals([seen, prepared], [[1], 2]);
 });

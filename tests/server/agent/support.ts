@@ -162,6 +162,8 @@ export interface Harness {
   /** Called for each event before it is recorded; may wait (honouring the signal) or throw. */
   sink?: (event: TurnEvent, signal: AbortSignal | undefined) => Promise<void> | void;
   prompt?: string;
+  /** Overrides of the agent's dependencies (the reasoning and notice opt-ins, say). */
+  deps?: Partial<AgentDeps>;
 }
 
 /** The outcome of {@link runScripted}. */
@@ -200,6 +202,7 @@ export async function runScripted(h: Harness): Promise<Ran> {
     signal: (h.controller ?? new AbortController()).signal,
     systemPrompt: "You are a test.",
     secretEnv: [],
+    ...h.deps,
   };
   const end = await runTurn(turn, deps);
   const types = events.map((e) => e.type);

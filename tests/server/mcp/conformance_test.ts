@@ -15,7 +15,7 @@ async function runScenario(scenario: string): Promise<{ code: number; output: st
   } catch {
     throw new Error(
       `${SUITE} is missing: install the pinned test peers with ` +
-        "`npm ci --prefix .ci/npm --no-audit --no-fund`",
+        "`npm install --prefix .ci/npm --no-audit --no-fund`",
     );
   }
   const cwd = await Deno.makeTempDir({ prefix: "scv-mcp-conformance-" });

@@ -487,3 +487,34 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mcp.status lists each server's state and tool names, and is empty with no server configured", async () => {
+  const { server, done } = await start(
+    { s: scriptServer("ok"), silent: scriptServer("silent", { startup_timeout_ms: 1000 }) },
+    [text("ok")],
+  );
+  try {
+    await statusesAfterTurn(server);
+    await server.send({ type: "mcp.status", request_id: "m" });
+    const reply = await server.next((e) => e.type === "mcp.status" && e.request_id === "m");
+    const [s, silent] = reply.servers;
+    assert.equal(s.status, "ready");
+    assert.ok(s.tool_names.includes("mcp__s__pid"), s.tool_names.join());
+    assert.equal(s.tool_names.length, s.tools);
+    assert.equal(silent.status, "failed");
+    assert.deepEqual(silent.tool_names, []);
+    assert.deepEqual(server.schemaErrors, []);
+  } finally {
+    await done();
+  }
+  const plain = await start({}, []);
+  try {
+    await plain.server.send({ type: "initialize", request_id: "i", protocol_version: 1 });
+    await plain.server.nextOf("initialized");
+    await plain.server.send({ type: "mcp.status", request_id: "m" });
+    const reply = await plain.server.nextOf("mcp.status");
+    assert.deepEqual(reply.servers, []);
+  } finally {
+    await plain.done();
+  }
+});
