@@ -206,3 +206,34 @@ Deno.test("e2e: an always-allow answers the second identical call only", opts, a
     assertEquals(history.split("Allowed without asking").length - 1, 1, history);
   });
 });
+
+Deno.test(
+  "e2e: reasoning streams dimmed as its last line and Ctrl+O shows all of it",
+  opts,
+  async () => {
+    await withTui({
+      script: [{
+        kind: "stream",
+        events: [
+          {
+            choices: [{
+              index: 0,
+              delta: { role: "assistant", reasoning_content: "Step one: read.\n" },
+            }],
+          },
+          { choices: [{ index: 0, delta: { reasoning_content: "Step two: answer." } }] },
+          { choices: [{ index: 0, delta: { content: "The answer is 7." } }] },
+          { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        ],
+      }],
+    }, async (s) => {
+      await ask(s, "think first", "The answer is 7.");
+      const pane = s.capture();
+      assert(pane.includes("✻ Step two: answer.  (Ctrl+O shows all)"), pane);
+      assert(!pane.includes("Step one"), pane);
+      s.keys("C-o");
+      const all = await s.waitFor("Step one: read.");
+      assert(all.includes("The answer is 7."), all);
+    });
+  },
+);
