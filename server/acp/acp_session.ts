@@ -35,7 +35,7 @@ import { AlwaysAllowed, PERMISSION_OPTIONS, permissionDecision } from "./permiss
 import { modeState, policyOfMode } from "./modes.ts";
 import { promptText } from "./prompt_content.ts";
 import { promptAnswer } from "./stop_reason.ts";
-import { type FileChange, UpdateMapper } from "./updates.ts";
+import { type FileChange, slimmed, UpdateMapper } from "./updates.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
 import { encodeMessage, fitsFrame } from "./transport.ts";
 import { type ClientFiles, withClientFiles } from "./client_files.ts";
@@ -345,11 +345,11 @@ export class AcpSession {
         const before = await this.#readForDiff(path, signal);
         if (before !== undefined) this.#before.set(event.call_id, before);
       }
-    } else if (event.type === "tool.completed" && event.success) {
+    } else if (event.type === "tool.completed") {
       const path = this.#mapper.changedFile(event.call_id);
       const before = this.#before.get(event.call_id);
       this.#before.delete(event.call_id);
-      if (path !== undefined && before !== undefined) {
+      if (event.success && path !== undefined && before !== undefined) {
         const after = await this.#readForDiff(path, signal);
         if (typeof after === "string") change = { path, oldText: before, newText: after };
       }
@@ -358,14 +358,10 @@ export class AcpSession {
       try {
         await this.notify(update, signal);
       } catch (e) {
-        // A diff that makes the update too large is left out; the output still goes.
-        if (!(e instanceof FrameTooLargeError) || !change || update.sessionUpdate === "tool_call") {
-          throw e;
-        }
-        const { content: _, ...rest } = update as SessionUpdate & { content?: unknown[] };
-        const content = ((update as { content?: { type: string }[] }).content ?? [])
-          .filter((c) => c.type !== "diff");
-        await this.notify({ ...rest, content } as SessionUpdate, signal);
+        // A diff or raw input that makes the update too large is left out; the rest goes.
+        const lean = slimmed(update);
+        if (!(e instanceof FrameTooLargeError) || lean === update) throw e;
+        await this.notify(lean, signal);
       }
     }
   }
