@@ -12,7 +12,8 @@
  * - tool turn: one `bash` call (two provider requests), spawn → exit;
  * - `scv --version`.
  *
- * Run: `deno run -A bench/exec_bench.ts [RUNS]` (`deno task bench:exec`).
+ * Run: `deno run -A bench/exec_bench.ts [RUNS]` (`deno task bench:exec`); with
+ * `SCV_BEFORE_CHECKOUT=DIR` the scv rows are repeated for the checkout in DIR, interleaved.
  */
 
 const RUNS = Number(Deno.args[0] ?? 5);
@@ -20,6 +21,8 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
 const FLAGS = [
   "--no-prompt",
+  // As `deno task exec` runs it (a 2 MB young generation, see README "Performance").
+  "--v8-flags=--max-semi-space-size=2",
   "--allow-read",
   "--allow-write",
   "--allow-env",
@@ -221,18 +224,7 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
-async function repeat(
-  s: Scenario,
-  fn: () => Promise<Run>,
-): Promise<Run> {
-  const runs: Run[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    scenario = s;
-    requestIndex = 0;
-    const r = await fn();
-    if (r.status !== 0) throw new Error(`run failed with status ${r.status} (${s})`);
-    runs.push(r);
-  }
+function medianRun(runs: Run[]): Run {
   return {
     wallMs: median(runs.map((r) => r.wallMs)),
     firstByteMs: median(runs.map((r) => r.firstByteMs)),
@@ -243,12 +235,31 @@ async function repeat(
   };
 }
 
+/**
+ * Runs each command `RUNS` times, interleaved (a, b, c, a, b, c, ...) so that a change of
+ * machine load hits them alike; resolves with each one's medians.
+ */
+async function interleaved(s: Scenario, fns: Array<() => Promise<Run>>): Promise<Run[]> {
+  const runs: Run[][] = fns.map(() => []);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, fn] of fns.entries()) {
+      scenario = s;
+      requestIndex = 0;
+      const r = await fn();
+      if (r.status !== 0) throw new Error(`run failed with status ${r.status} (${s})`);
+      runs[k]!.push(r);
+    }
+  }
+  return runs.map(medianRun);
+}
+
 const work = await Deno.makeTempDir({ prefix: "scv-bench-" });
 const home = await Deno.makeTempDir({ prefix: "scv-bench-home-" });
 const config = `${work}/bench.jsonc`;
 await Deno.writeTextFile(
   config,
-  JSON.stringify({ base_url: baseUrl, approval_policy: "never", persist_sessions: false }),
+  // Sessions are recorded (the default): the figures include what every exec pays.
+  JSON.stringify({ base_url: baseUrl, approval_policy: "never" }),
 );
 const env: Record<string, string> = {
   PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -257,28 +268,23 @@ const env: Record<string, string> = {
   XDG_STATE_HOME: `${home}/.state`,
   NO_COLOR: "1",
 };
-const denoDir = Deno.env.get("DENO_DIR");
+// The user's Deno cache (modules, npm packages, V8 code cache), as a real run has it; a fresh
+// HOME would otherwise mean a cold cache and a download.
+const denoDir = Deno.env.get("DENO_DIR") ??
+  (Deno.env.get("HOME") ? `${Deno.env.get("HOME")}/.cache/deno` : undefined);
 if (denoDir) env.DENO_DIR = denoDir;
 
-// Older checkouts refuse unknown config keys: retry without the 0.2 one.
-async function scvConfigOk(): Promise<void> {
-  const probe = await timeCommand(
-    Deno.execPath(),
-    ["run", ...FLAGS, MAIN, "exec", "--config", config, "hi"],
-    env,
-    work,
+// SCV_BEFORE_CHECKOUT=DIR adds the same rows for the scv checkout in DIR (an older commit, say),
+// run interleaved with this one.
+const beforeDir = Deno.env.get("SCV_BEFORE_CHECKOUT");
+const mains: Array<[string, string]> = [["scv", MAIN]];
+if (beforeDir) mains.push(["scv (before)", `${beforeDir.replace(/\/$/, "")}/main.ts`]);
+const scvRuns = (args: string[]) =>
+  mains.map(([, main]) => () =>
+    timeCommand(Deno.execPath(), ["run", ...FLAGS, main, ...args], env, work)
   );
-  if (probe.status !== 0) {
-    await Deno.writeTextFile(
-      config,
-      JSON.stringify({ base_url: baseUrl, approval_policy: "never" }),
-    );
-  }
-}
-await scvConfigOk();
-
-const scv = (args: string[]) => () =>
-  timeCommand(Deno.execPath(), ["run", ...FLAGS, MAIN, ...args], env, work);
+// Warm-up: the first run of a checkout fills Deno's code cache.
+for (const fn of scvRuns(["exec", "--config", config, "hi"])) await fn();
 
 const rows: string[] = [];
 const fmt = (n: number) => n.toFixed(1);
@@ -290,23 +296,9 @@ function row(name: string, r: Run, extra = "") {
   );
 }
 
-const version = await repeat("text", scv(["--version"]));
-row("scv --version", version);
-const textRun = await repeat("text", scv(["exec", "--config", config, "Say something."]));
-row("scv exec, 2,000-delta answer", textRun);
-const jsonRun = await repeat("json", scv(["exec", "--json", "--config", config, "Say a lot."]));
-const deltaLines = jsonRun.lines;
-row(
-  "scv exec --json, 50,000 deltas",
-  jsonRun,
-  `${
-    Math.round(deltaLines / (jsonRun.wallMs / 1000)).toLocaleString("en")
-  } lines/s (spawn to exit)`,
-);
-const toolRun = await repeat("tool", scv(["exec", "--config", config, "Run echo hi."]));
-row("scv exec, one bash call", toolRun);
-
+// Codex's native binary on the same turns, interleaved with scv's runs when it is installed.
 const codex = Deno.env.get("CODEX_BIN") ?? await which("codex");
+let codexRun: ((prompt: string) => () => Promise<Run>) | undefined;
 if (codex) {
   const codexHome = `${home}/.codex`;
   await Deno.mkdir(codexHome, { recursive: true });
@@ -326,17 +318,43 @@ if (codex) {
     ].join("\n") + "\n",
   );
   const codexEnv = { ...env, CODEX_HOME: codexHome };
-  const run = (prompt: string) => () =>
+  codexRun = (prompt) => () =>
     timeCommand(codex, ["exec", "--skip-git-repo-check", prompt], codexEnv, work);
-  try {
-    row("codex exec, 2,000-delta answer", await repeat("text", run("Say something.")));
-    row("codex exec, one shell call", await repeat("tool", run("Run echo hi.")));
-  } catch (e) {
-    rows.push(`| codex | failed: ${e instanceof Error ? e.message : e} | | |`);
-  }
-} else {
-  rows.push("| codex | not installed: skipped | | |");
 }
+
+const rate = (r: Run) =>
+  `${Math.round(r.lines / (r.wallMs / 1000)).toLocaleString("en")} lines/s (spawn to exit)`;
+const scenarios: Array<[string, Scenario, string[], string | undefined, ((r: Run) => string)?]> = [
+  ["--version", "text", ["--version"], undefined],
+  [
+    "exec, 2,000-delta answer",
+    "text",
+    ["exec", "--config", config, "Say something."],
+    "Say something.",
+  ],
+  [
+    "exec --json, 50,000 deltas",
+    "json",
+    ["exec", "--json", "--config", config, "Say a lot."],
+    undefined,
+    rate,
+  ],
+  ["exec, one bash call", "tool", ["exec", "--config", config, "Run echo hi."], "Run echo hi."],
+];
+for (const [label, s, args, codexPrompt, extra] of scenarios) {
+  const fns = scvRuns(args);
+  const withCodex = codexRun !== undefined && codexPrompt !== undefined;
+  if (withCodex) fns.push(codexRun!(codexPrompt));
+  try {
+    const results = await interleaved(s, fns);
+    results.forEach((r, k) =>
+      row(k < mains.length ? `${mains[k]![0]} ${label}` : `codex ${label}`, r, extra?.(r))
+    );
+  } catch (e) {
+    rows.push(`| ${label} | failed: ${e instanceof Error ? e.message : e} | | |`);
+  }
+}
+if (!codex) rows.push("| codex | not installed: skipped | | |");
 
 console.log(`medians of ${RUNS} runs on ${Deno.build.target}`);
 console.log("| run | wall | first stdout byte | peak RSS |");

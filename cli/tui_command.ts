@@ -7,8 +7,11 @@ import type { TuiOptions } from "./command_line.ts";
 import { loadConfigOrReport, readEnv } from "../server/config.ts";
 import { signalGroup } from "../server/process_group.ts";
 
-/** The workspace's paths for the TUI's `@path` completion, walked as the tools walk it. */
-async function listFiles(
+/**
+ * The workspace's paths for the TUI's `@path` completion, walked as the tools walk it (`.git`
+ * skipped, `.gitignore` honoured, symlinked directories not followed), at most `maxPaths`.
+ */
+export async function listFiles(
   cwd: string,
   maxPaths: number,
 ): Promise<{ paths: string[]; truncated: boolean }> {

@@ -5,12 +5,12 @@
  * @module
  */
 import { type Config, readEnv } from "./config.ts";
-import { Connection, type ConnectionDeps } from "./connection.ts";
+import { Connection } from "./connection.ts";
+import { agentDeps } from "./agent_deps.ts";
 import type { Provider } from "./provider/types.ts";
-import { providerSecretEnv } from "./provider/secret_env.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
-import { McpHost, type McpServerStatus } from "./mcp/host.ts";
-import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
+import type { McpServerStatus } from "./mcp/host.ts";
+import type { Sandbox } from "./sandbox/mod.ts";
 import { openSessionStore } from "./sessions/open_store.ts";
 import type { SessionStore } from "./sessions/store.ts";
 
@@ -49,14 +49,7 @@ export interface ServeOptions {
   sessions?: SessionStore | null;
 }
 
-/** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
-export async function providerFromConfig(
-  config: Config,
-  env: (name: string) => string | undefined = readEnv,
-): Promise<Provider> {
-  const { providerFromConfig } = await import("./provider/from_config.ts");
-  return await providerFromConfig(config, env);
-}
+export { providerFromConfig } from "./agent_deps.ts";
 
 /**
  * Serves one Peon connection until the client's EOF (or a fatal error); resolves with the exit
@@ -77,47 +70,15 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
-  // session starts.
-  const mcp = McpHost.create({
-    servers: config.mcp_servers,
-    env,
-    secretEnv: providerSecretEnv(config),
+  const { load: loadDeps, mcp, sandbox } = agentDeps({
+    config,
+    provider: options.provider,
+    tools: options.tools,
     log,
-    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+    env,
+    onMcpStatus: options.onMcpStatus,
+    sandbox: options.sandbox,
   });
-  // Tools, provider and the tokenizer load on first use (the connection warms them up right
-  // after the first session.started): evaluating the tokenizer blocks the event loop for a few
-  // hundred milliseconds, which must not delay the handshake.
-  // Probed now, in the background: session.started reports it.
-  const sandbox = options.sandbox ?? openSandbox(config);
-  sandbox.catch(() => {});
-  let deps: Promise<ConnectionDeps> | undefined;
-  const loadDeps = () =>
-    deps ??= (async () => {
-      const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
-        await Promise.all([
-          import("./tools/registry.ts"),
-          import("./tools/builtin.ts"),
-          import("./prompt.ts"),
-          import("./context_manager.ts"),
-        ]);
-      const context = createContextManager(config);
-      await context.ready;
-      const tools = options.tools ?? new ToolRegistry(builtinTools({
-        sandbox: await sandbox,
-        passthrough: config.shell_env_passthrough,
-      }));
-      return {
-        config,
-        provider: options.provider ?? await providerFromConfig(config, env),
-        tools,
-        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
-        context,
-        systemPrompt: buildSystemPrompt,
-        secretEnv: providerSecretEnv(config),
-      };
-    })();
   const sessions = options.sessions === undefined
     ? openSessionStore(config, env, log)
     : options.sessions ?? undefined;

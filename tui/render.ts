@@ -14,6 +14,7 @@ import {
   type ClientState,
   contextPercent,
   formatTokens,
+  reasoningLine,
   sandboxLabel,
   sessionDate,
   shownSessions,
@@ -70,6 +71,14 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
     case "tool":
       lines = renderTool(item, w, s);
       break;
+    case "reasoning": {
+      // Dimmed: it is the model thinking, not its answer.
+      const body = item.full
+        ? sanitize(item.text).split("\n").flatMap((l) => wrapPlain(l, w - 2).map((r) => r.text))
+        : [truncate(sanitize(item.text), w - 2 - 24) + "  (Ctrl+O shows all)"];
+      lines = prefixRows(body.length ? body : [""], "✻ ", "  ").map((l) => s.dim(s.gray(l)));
+      break;
+    }
     case "notice": {
       const mark = item.level === "error"
         ? s.red("✗ ")
@@ -282,7 +291,9 @@ export function composerWidth(viewWidth: number): number {
 }
 
 function composerRows(cache: RenderCache, state: ClientState, width: number, s: Style) {
-  const placeholder = state.connection !== "ready"
+  const placeholder = state.picker?.startup && !state.session
+    ? "pick a session above · Esc starts a new one"
+    : state.connection !== "ready"
     ? "connecting…"
     : state.turn?.phase === "cancelling"
     ? "cancelling… · Ctrl+C twice or Ctrl+D exits"
@@ -614,8 +625,11 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
     const firstIsStart = rows.length === totalStable + 1 && state.streamCommitted === "";
     rows.forEach((r, i) => top.push((i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r));
   } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
+    const thought = reasoningLine(state);
     top.push(
-      s.gray(truncate(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…", w)),
+      state.turn.phase !== "cancelling" && thought !== ""
+        ? s.dim(s.gray(truncate(`✻ ${sanitize(thought)}`, w)))
+        : s.gray(truncate(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…", w)),
     );
   }
   return [...top, ...middle, ...bottom];

@@ -177,7 +177,8 @@ export async function handshake(
     }
     return r;
   };
-  await step("initialize", client.initialize());
+  // The TUI shows reasoning (dimmed, collapsed) and the turn's notices.
+  await step("initialize", client.initialize({ reasoning: true, notices: true }));
   if (choice.kind === "pick") return undefined;
   if (choice.kind === "new") return await step("session.start", client.startSession(cwd));
   try {

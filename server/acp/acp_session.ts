@@ -25,6 +25,8 @@ import { turnEndOf } from "../connection/recording.ts";
 import { runTurn } from "../agent/run_turn.ts";
 import type { ApprovalRequest } from "../agent/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
+import type { AnyTool } from "../tools/tool.ts";
+import type { McpHost } from "../mcp/host.ts";
 import type { TurnEvent } from "../../protocol/turn_events.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { errorText } from "../error_text.ts";
@@ -33,7 +35,7 @@ import { AlwaysAllowed, PERMISSION_OPTIONS, permissionDecision } from "./permiss
 import { modeState, policyOfMode } from "./modes.ts";
 import { promptText } from "./prompt_content.ts";
 import { promptAnswer } from "./stop_reason.ts";
-import { type FileChange, UpdateMapper } from "./updates.ts";
+import { type FileChange, slimmed, UpdateMapper } from "./updates.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
 import { encodeMessage, fitsFrame } from "./transport.ts";
 import { type ClientFiles, withClientFiles } from "./client_files.ts";
@@ -56,6 +58,8 @@ export interface AcpSessionOptions {
   recorder?: (view: RecordedSessionView) => Recorder;
   /** The policy a loaded session was recorded with; omitted: the configuration's. */
   policy?: ApprovalPolicy;
+  /** The MCP servers the client named for this session, started; stopped with the session. */
+  mcp?: McpHost | undefined;
 }
 
 /** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
@@ -86,6 +90,8 @@ export class AcpSession {
   /** Text of files before a write started, by call id (null: the file did not exist). */
   #before = new Map<string, string | null>();
   #recorder: Recorder | undefined;
+  /** The session's tools that mirror the connection's, by name, with the tool mirrored. */
+  #fromShared = new Map<string, AnyTool>();
 
   /** Builds the session; nothing is sent until a prompt. */
   constructor(options: AcpSessionOptions) {
@@ -147,7 +153,8 @@ export class AcpSession {
         }
         : {}),
     };
-    this.#tools = new ToolRegistry(withClientFiles(options.deps.tools.list(), this.#files));
+    this.#tools = new ToolRegistry();
+    this.#syncShared();
     this.#mapper = new UpdateMapper({
       cwd: this.core.cwd,
       title: (name, args) => {
@@ -158,6 +165,32 @@ export class AcpSession {
       // Old and new text together stay well inside a frame, escapes and envelope included.
       maxDiffBytes: Math.max(0, Math.floor((options.config.max_server_frame_bytes - 1024) / 7)),
     });
+  }
+
+  /**
+   * Mirrors the connection's tools (the built-in ones and the configured MCP servers', which
+   * change as servers start) into the session's registry, the file tools through the editor
+   * where it offers files. The client's own MCP tools live beside them.
+   */
+  #syncShared(): void {
+    const shared = new Map(this.#o.deps.tools.list().map((t) => [t.name, t]));
+    for (const [name, mirrored] of this.#fromShared) {
+      if (shared.get(name) === mirrored) continue;
+      this.#tools.unregister(name);
+      this.#fromShared.delete(name);
+    }
+    for (const [name, tool] of shared) {
+      if (this.#fromShared.has(name) || this.#tools.get(name)) continue;
+      this.#tools.register(withClientFiles([tool], this.#files)[0]!);
+      this.#fromShared.set(name, tool);
+    }
+  }
+
+  /** Before each provider call: the MCP servers waited for and their tools brought in. */
+  async #prepareTools(signal: AbortSignal): Promise<void> {
+    await this.#o.deps.prepareTools?.(signal);
+    this.#syncShared();
+    await this.#o.mcp?.prepare(this.#tools, signal);
   }
 
   /** The session id, shared by ACP and the core. */
@@ -204,10 +237,17 @@ export class AcpSession {
     this.#active?.controller.abort(new DOMException("The prompt was cancelled", "AbortError"));
   }
 
-  /** Cancels the running turn, waits for it to end (at most `graceMs`), closes the record. */
+  /**
+   * Cancels the running turn, waits for it to end (at most `graceMs`), closes the record and
+   * stops the client's MCP servers.
+   */
   async close(graceMs: number): Promise<void> {
     const active = this.#active;
-    if (!active) return this.#recorder?.close();
+    if (!active) {
+      this.#recorder?.close();
+      await this.#o.mcp?.close();
+      return;
+    }
     this.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
@@ -216,6 +256,7 @@ export class AcpSession {
     ]);
     clearTimeout(timer);
     this.#recorder?.close();
+    await this.#o.mcp?.close();
   }
 
   /** Sends one update of this session, outside a turn too (the replay of `session/load`). */
@@ -286,6 +327,7 @@ export class AcpSession {
       signal,
       systemPrompt: await deps.systemPrompt(this.core.cwd),
       secretEnv: deps.secretEnv,
+      prepareTools: (s) => this.#prepareTools(s),
       // Thought chunks are plain ACP; notices only for a client that can show them.
       reasoning: true,
       notices: this.#o.capabilities.session?.notices != null,
@@ -303,11 +345,11 @@ export class AcpSession {
         const before = await this.#readForDiff(path, signal);
         if (before !== undefined) this.#before.set(event.call_id, before);
       }
-    } else if (event.type === "tool.completed" && event.success) {
+    } else if (event.type === "tool.completed") {
       const path = this.#mapper.changedFile(event.call_id);
       const before = this.#before.get(event.call_id);
       this.#before.delete(event.call_id);
-      if (path !== undefined && before !== undefined) {
+      if (event.success && path !== undefined && before !== undefined) {
         const after = await this.#readForDiff(path, signal);
         if (typeof after === "string") change = { path, oldText: before, newText: after };
       }
@@ -316,14 +358,10 @@ export class AcpSession {
       try {
         await this.notify(update, signal);
       } catch (e) {
-        // A diff that makes the update too large is left out; the output still goes.
-        if (!(e instanceof FrameTooLargeError) || !change || update.sessionUpdate === "tool_call") {
-          throw e;
-        }
-        const { content: _, ...rest } = update as SessionUpdate & { content?: unknown[] };
-        const content = ((update as { content?: { type: string }[] }).content ?? [])
-          .filter((c) => c.type !== "diff");
-        await this.notify({ ...rest, content } as SessionUpdate, signal);
+        // A diff or raw input that makes the update too large is left out; the rest goes.
+        const lean = slimmed(update);
+        if (!(e instanceof FrameTooLargeError) || lean === update) throw e;
+        await this.notify(lean, signal);
       }
     }
   }

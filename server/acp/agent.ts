@@ -10,11 +10,16 @@ import {
   type AgentCapabilities,
   type AgentContext,
   type ClientCapabilities,
+  type McpServer,
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { SCV_VERSION } from "../../protocol/constants.ts";
 import type { ConnectionDeps } from "../connection.ts";
+import { agentDeps } from "../agent_deps.ts";
+import { McpHost } from "../mcp/host.ts";
+import { providerSecretEnv } from "../provider/secret_env.ts";
+import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import type { Provider } from "../provider/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { Session } from "../session.ts";
@@ -63,7 +68,7 @@ export function agentCapabilities(recorded: boolean): AgentCapabilities {
   return {
     loadSession: recorded,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    mcpCapabilities: { http: false, sse: false },
+    mcpCapabilities: { http: true, sse: false },
   };
 }
 
@@ -75,34 +80,13 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  let deps: Promise<ConnectionDeps> | undefined;
-  const loadDeps = () =>
-    deps ??= (async () => {
-      const [
-        { ToolRegistry },
-        { builtinTools },
-        { buildSystemPrompt },
-        { createContextManager },
-        { providerFromConfig },
-      ] = await Promise.all([
-        import("../tools/registry.ts"),
-        import("../tools/builtin.ts"),
-        import("../prompt.ts"),
-        import("../context_manager.ts"),
-        import("../serve.ts"),
-      ]);
-      const context = createContextManager(config);
-      await context.ready;
-      return {
-        config,
-        provider: options.provider ?? await providerFromConfig(config, env),
-        tools: options.tools ?? new ToolRegistry(builtinTools()),
-        context,
-        systemPrompt: buildSystemPrompt,
-        secretEnv: [config.api_key_env],
-      };
-    })();
-
+  const { load: loadDeps, mcp } = agentDeps({
+    config,
+    provider: options.provider,
+    tools: options.tools,
+    log,
+    env,
+  });
   const store = options.sessions === undefined
     ? openSessionStore(config, env, log)
     : options.sessions ?? undefined;
@@ -149,6 +133,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const open = async (
     cwd: string,
     client: AgentContext,
+    mcpServers: readonly McpServer[],
     load?: string,
   ): Promise<AcpSession> => {
     if (sessions.size >= MAX_ACP_SESSIONS) {
@@ -159,14 +144,29 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     }
     const dir = await workspaceDir(cwd);
     if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
+    const requested = clientMcpServers(mcpServers, new Set(Object.keys(config.mcp_servers)));
+    if (!requested.ok) throw RequestError.invalidParams(undefined, requested.message);
     let loaded: ConnectionDeps;
     try {
       loaded = await loadDeps();
     } catch (e) {
       throw RequestError.internalError(undefined, `cannot start the agent: ${errorText(e)}`);
     }
+    // The configured servers start with the first session; the client's with their session.
+    mcp?.start(dir.path);
+    const clientMcp = () => {
+      const host = McpHost.create({
+        servers: requested.servers,
+        env: coreOnlyEnv(env),
+        secretEnv: providerSecretEnv(config),
+        log,
+      });
+      host?.start(dir.path);
+      return host;
+    };
     if (load === undefined) {
       const session = new AcpSession({
+        mcp: clientMcp(),
         session: new Session(dir.path),
         config,
         deps: loaded,
@@ -219,6 +219,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       capabilities,
       log,
       recorder: recorderFor(loaded.tools, recorded),
+      mcp: clientMcp(),
       ...(policy ? { policy } : {}),
     });
     // A crash may have cut a tool call off before its result: answer it, and record that.
@@ -251,13 +252,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       };
     })
     .onRequest("session/new", async ({ params, client }) => {
-      if (params.mcpServers.length > 0) {
-        log(
-          `scv-acp: the client's ${params.mcpServers.length} MCP server(s) are not connected: ` +
-            "this build has no MCP client yet",
-        );
-      }
-      const session = await open(params.cwd, client);
+      const session = await open(params.cwd, client, params.mcpServers);
       return { sessionId: session.id, modes: session.modes };
     })
     .onRequest(
@@ -278,7 +273,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     });
   if (store) {
     app.onRequest("session/load", async ({ params, client }) => {
-      const session = await open(params.cwd, client, params.sessionId);
+      const session = await open(params.cwd, client, params.mcpServers, params.sessionId);
       return { modes: session.modes };
     });
   }
@@ -293,5 +288,6 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   await connection.closed;
   // EOF (or a broken output): every turn is cancelled, and the agent ends within the grace.
   await Promise.all([...sessions.values()].map((s) => s.close(ACP_GRACE_MS)));
+  await mcp?.close();
   return 0;
 }

@@ -180,6 +180,31 @@ export class UpdateMapper {
   }
 }
 
+/**
+ * A smaller form of an update that did not fit a frame: a `tool_call_update` without its `diff`
+ * blocks, a `tool_call` without its raw input (the title still says what the call does). The
+ * update itself when nothing can be left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { slimmed } from "./updates.ts";
+ * const u = { sessionUpdate: "tool_call_update" as const, toolCallId: "c", content: [
+ *   { type: "diff" as const, path: "/a", newText: "x" },
+ * ] };
+ * assert.deepEqual(slimmed(u), { ...u, content: [] });
+ * ```
+ */
+export function slimmed(update: SessionUpdate): SessionUpdate {
+  if (update.sessionUpdate === "tool_call" && update.rawInput !== undefined) {
+    const { rawInput: _, ...lean } = update;
+    return lean;
+  }
+  if (update.sessionUpdate !== "tool_call_update" || !update.content) return update;
+  if (!update.content.some((c) => c.type === "diff")) return update;
+  return { ...update, content: update.content.filter((c) => c.type !== "diff") };
+}
+
 function chunk(
   kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk",
   text: string,

@@ -145,6 +145,8 @@ export class McpServer {
   #restarted = false;
   #crashed = false;
   #stopping = false;
+  /** Set by {@link stop}: nothing starts again (scv is exiting). */
+  #stopped = false;
   #toolsChanged = false;
   #overflow: string | undefined;
 
@@ -173,6 +175,11 @@ export class McpServer {
   }
 
   async #start(ctx: StartContext): Promise<void> {
+    if (this.#stopped) {
+      this.status = "failed";
+      this.error = `MCP server "${this.name}" was not started: scv is stopping`;
+      return;
+    }
     const limit = this.config.startup_timeout_ms;
     const deadline = Date.now() + limit;
     let step = "start";
@@ -196,6 +203,8 @@ export class McpServer {
       }
       step = "answer tools/list";
       await this.#listTools(Math.max(1, deadline - Date.now()), ctx);
+      // Stopped while starting: what started goes too.
+      if (this.#stopped) throw new Error("scv is stopping");
       this.status = "ready";
     } catch (e) {
       const timedOut = Date.now() >= deadline || /timed out/i.test(errorText(e));
@@ -204,7 +213,7 @@ export class McpServer {
         : `failed to start: ${clip(this.#overflow ?? causeChain(e), 500)}`;
       this.#stopping = true;
       await this.#closeTransport();
-      this.#stopping = false;
+      this.#stopping = this.#stopped;
       this.status = "failed";
       this.error = this.#describe(what);
     }
@@ -433,6 +442,7 @@ export class McpServer {
 
   /** Stops the server (its whole process group for stdio); idempotent. */
   async stop(): Promise<void> {
+    this.#stopped = true;
     this.#stopping = true;
     await this.#closeTransport();
     if (this.#transport instanceof StdioTransport) await this.#transport.exited?.catch(() => {});

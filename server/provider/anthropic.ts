@@ -87,7 +87,18 @@ export class AnthropicProvider implements Provider {
           "Provider stream ended before the response was complete (no message_stop)",
         );
       }
-      yield* acc.finish();
+      const events = acc.finish();
+      const done = events.at(-1);
+      const reason = done?.type === "done" ? done.finishReason : undefined;
+      if (reason === "max_tokens" || reason === "refusal") {
+        yield {
+          type: "notice",
+          message: reason === "max_tokens"
+            ? "The provider cut the answer short at its output limit (stop_reason: max_tokens)"
+            : "The model declined to answer (stop_reason: refusal)",
+        };
+      }
+      yield* events;
     } catch (e) {
       throw callError(e, signal, this.#redactor);
     }

@@ -12,6 +12,7 @@ import { ChatAccumulator, MAX_DETAIL_CHARS } from "./chat_accumulator.ts";
 import { errorTextOf } from "./error_body.ts";
 import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
+import type { ProviderOptions } from "./options.ts";
 import { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
@@ -23,28 +24,17 @@ import {
   type ProviderRequest,
 } from "./types.ts";
 
-/** Settings of an {@link OpenAIProvider}. */
-export interface OpenAIProviderOptions {
-  /** Base URL ending before `/chat/completions`, e.g. `https://api.openai.com/v1`. */
-  baseUrl: string;
-  /** The API key; absent for local servers (no Authorization header is sent). */
-  apiKey?: string | undefined;
-  /** Extra headers (`provider_headers`, already expanded). */
-  headers?: Record<string, string>;
-  /** Values to redact besides the key (expanded `${VAR}` header values). */
-  secrets?: readonly string[];
-  /** No byte from the provider for this long fails the call. */
-  idleTimeoutMs: number;
+/**
+ * Settings of an {@link OpenAIProvider}: the common {@link ProviderOptions}, plus the retry
+ * policy as separate numbers (kept for embedders of scv 0.1).
+ */
+export interface OpenAIProviderOptions extends ProviderOptions {
   /** Attempts in all for 429/5xx answered before any body byte; default 3. */
   maxAttempts?: number;
   /** First backoff delay when no Retry-After is given; doubles per attempt. Default 500 ms. */
   retryBaseMs?: number;
   /** Longest wait honoured from a Retry-After header; default 60 s. */
   maxRetryAfterMs?: number;
-  /** The reader's caps (SSE event, response, text, tool arguments, calls); default: the protocol's. */
-  limits?: ResponseLimits;
-  /** The fetch to call; default: the global one (tests inject a scripted one). */
-  fetch?: typeof fetch;
 }
 
 /**
@@ -82,9 +72,11 @@ export class OpenAIProvider implements Provider {
       headers,
       idleTimeoutMs: options.idleTimeoutMs,
       retry: {
-        maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
-        baseMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseMs,
-        maxWaitMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxWaitMs,
+        maxAttempts: options.maxAttempts ?? options.retry?.maxAttempts ??
+          DEFAULT_RETRY_POLICY.maxAttempts,
+        baseMs: options.retryBaseMs ?? options.retry?.baseMs ?? DEFAULT_RETRY_POLICY.baseMs,
+        maxWaitMs: options.maxRetryAfterMs ?? options.retry?.maxWaitMs ??
+          DEFAULT_RETRY_POLICY.maxWaitMs,
       },
       limits: this.#limits,
       redactor: this.#redactor,
@@ -154,7 +146,15 @@ export class OpenAIProvider implements Provider {
           "Provider stream ended before the response was complete",
         );
       }
-      yield* acc.finish();
+      const events = acc.finish();
+      const cut = CUT_SHORT[acc.finishReason ?? ""];
+      if (cut) {
+        yield {
+          type: "notice",
+          message: `The provider ${cut} (finish_reason: ${acc.finishReason})`,
+        };
+      }
+      yield* events;
     } catch (e) {
       throw callError(e, signal, this.#redactor);
     }
@@ -170,6 +170,12 @@ export class OpenAIProvider implements Provider {
     });
   }
 }
+
+/** Finish reasons that mean the answer is not whole, and how to say so. */
+export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
+  length: "cut the answer short at its output limit",
+  content_filter: "withheld part of the answer (content filter)",
+});
 
 /** A canonical message as Chat Completions takes it: only what this API knows goes out. */
 function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {

@@ -76,8 +76,15 @@ export class SseDecoder {
         this.#keep(chunk.subarray(pos));
         break;
       }
-      this.#keep(chunk.subarray(pos, end));
-      this.#line(out);
+      if (this.#partial.length === 0) {
+        // The common case: the whole line is in this chunk, so no copy is made.
+        const line = chunk.subarray(pos, end);
+        if (line.length > this.#max + FIELD_SLACK) throw this.#overCap();
+        this.#lineBytes(line, out);
+      } else {
+        this.#keep(chunk.subarray(pos, end));
+        this.#line(out);
+      }
       if (chunk[end] === CR) {
         if (end + 1 < chunk.length) pos = chunk[end + 1] === LF ? end + 2 : end + 1;
         else {
@@ -130,6 +137,10 @@ export class SseDecoder {
     }
     this.#partial = [];
     this.#partialBytes = 0;
+    this.#lineBytes(bytes, out);
+  }
+
+  #lineBytes(bytes: Uint8Array, out: SseEvent[]): void {
     if (bytes.length === 0) {
       this.#dispatch(out);
       return;
@@ -145,8 +156,11 @@ export class SseDecoder {
     const nameEnd = colon === -1 ? bytes.length : colon;
     let valueStart = colon === -1 ? bytes.length : colon + 1;
     if (bytes[valueStart] === 0x20) valueStart++;
-    const name = this.#decoder.decode(bytes.subarray(start, nameEnd));
     const valueBytes = bytes.length - valueStart;
+    // "data" is nearly every line: recognised on bytes, without decoding the name.
+    const isData = nameEnd - start === 4 && bytes[start] === 0x64 && bytes[start + 1] === 0x61 &&
+      bytes[start + 2] === 0x74 && bytes[start + 3] === 0x61;
+    const name = isData ? "data" : this.#decoder.decode(bytes.subarray(start, nameEnd));
     if (name === "data") {
       const added = valueBytes + (this.#data.length > 0 ? 1 : 0);
       if (this.#dataBytes + added > this.#max) throw this.#overCap();

@@ -6,7 +6,7 @@
  * @module
  */
 import * as path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 
 /** One file or directory met by `walk`. */
 export interface WalkEntry {
@@ -40,6 +40,9 @@ async function loadRules(base: string, dir: string): Promise<Rules | undefined> 
   } catch {
     return undefined;
   }
+  // Loaded on first use: `ignore` is CommonJS, and its first import starts Deno's Node module
+  // loader (~15 ms), which a turn that never walks a tree should not pay at startup.
+  const { default: ignore } = await import("ignore");
   return { dir, ig: ignore().add(text) };
 }
 

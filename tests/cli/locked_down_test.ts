@@ -4,6 +4,7 @@
  * its host, and run bash in the sandbox (`--allow-run=bwrap`, so nothing runs unsandboxed).
  */
 import assert from "node:assert/strict";
+import { sandboxTest } from "../server/sandbox/support.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
 import { LOCKED_DOWN_ENV, lockedDownFlags } from "../support/locked_down.ts";
 
@@ -24,54 +25,57 @@ async function dirs() {
   return d;
 }
 
-Deno.test("scv exec runs a sandboxed bash call end to end under the README's locked-down flags", async () => {
-  const d = await dirs();
-  const command = "echo made > made.txt && cat made.txt && touch /var/tmp/scv-lock-escape-$$ " +
-    "|| echo outside-refused";
-  const mock = await MockOpenAI.start((_r, i) =>
-    i === 0 ? toolCalls([{ name: "bash", arguments: { command } }]) : text("all done")
-  );
-  try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        ...lockedDownFlags({ ...d, providerHost: new URL(mock.baseUrl).host }),
-        MAIN,
-        "exec",
-        "--approval-policy",
-        "auto",
-        "make a file",
-      ],
-      cwd: d.workspace,
-      clearEnv: true,
-      env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        HOME: Deno.env.get("HOME") ?? d.top,
-        XDG_CONFIG_HOME: `${d.top}/config`,
-        XDG_STATE_HOME: `${d.top}/state`,
-        OPENAI_BASE_URL: mock.baseUrl,
-        OPENAI_API_KEY: "sk-locked-down-test",
-        NO_COLOR: "1",
-      },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(out.stdout);
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.equal(out.code, 0, stderr);
-    assert.equal(stdout, "all done\n");
-    assert.match(stderr, /✓ bash: made/);
-    assert.ok(!stderr.includes("warning: the sandbox is off"), stderr);
-    assert.equal(await Deno.readTextFile(`${d.workspace}/made.txt`), "made\n");
-    // The call ran in the sandbox: the write outside was refused there.
-    const toolResult = mock.requests[1]!.body.messages.find((m) => m.role === "tool");
-    assert.match(String(toolResult?.content), /outside-refused/);
-  } finally {
-    await mock.close();
-    await Deno.remove(d.top, { recursive: true });
-  }
-});
+sandboxTest(
+  "scv exec runs a sandboxed bash call end to end under the README's locked-down flags",
+  async () => {
+    const d = await dirs();
+    const command = "echo made > made.txt && cat made.txt && touch /var/tmp/scv-lock-escape-$$ " +
+      "|| echo outside-refused";
+    const mock = await MockOpenAI.start((_r, i) =>
+      i === 0 ? toolCalls([{ name: "bash", arguments: { command } }]) : text("all done")
+    );
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...lockedDownFlags({ ...d, providerHost: new URL(mock.baseUrl).host }),
+          MAIN,
+          "exec",
+          "--approval-policy",
+          "auto",
+          "make a file",
+        ],
+        cwd: d.workspace,
+        clearEnv: true,
+        env: {
+          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+          HOME: Deno.env.get("HOME") ?? d.top,
+          XDG_CONFIG_HOME: `${d.top}/config`,
+          XDG_STATE_HOME: `${d.top}/state`,
+          OPENAI_BASE_URL: mock.baseUrl,
+          OPENAI_API_KEY: "sk-locked-down-test",
+          NO_COLOR: "1",
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(out.stdout);
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, stderr);
+      assert.equal(stdout, "all done\n");
+      assert.match(stderr, /✓ bash: made/);
+      assert.ok(!stderr.includes("warning: the sandbox is off"), stderr);
+      assert.equal(await Deno.readTextFile(`${d.workspace}/made.txt`), "made\n");
+      // The call ran in the sandbox: the write outside was refused there.
+      const toolResult = mock.requests[1]!.body.messages.find((m) => m.role === "tool");
+      assert.match(String(toolResult?.content), /outside-refused/);
+    } finally {
+      await mock.close();
+      await Deno.remove(d.top, { recursive: true });
+    }
+  },
+);
 
 Deno.test("scv exec under locked-down flags skips an unreadable optional config location with one notice", async () => {
   const d = await dirs();
@@ -108,74 +112,77 @@ Deno.test("scv exec under locked-down flags skips an unreadable optional config 
   }
 });
 
-Deno.test("scv server runs a turn with a sandboxed bash call under the README's locked-down flags", async () => {
-  const d = await dirs();
-  const mock = await MockOpenAI.start((_r, i) =>
-    i === 0
-      ? toolCalls([{ name: "bash", arguments: { command: "ls -d /proc/[0-9]* | wc -l" } }])
-      : text("ok")
-  );
-  try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        ...lockedDownFlags({ ...d, providerHost: new URL(mock.baseUrl).host }),
-        MAIN,
-        "server",
-        "--approval-policy",
-        "auto",
-      ],
-      clearEnv: true,
-      env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        XDG_CONFIG_HOME: `${d.top}/config`,
-        XDG_STATE_HOME: `${d.top}/state`,
-        OPENAI_BASE_URL: mock.baseUrl,
-      },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const events: Array<Record<string, unknown>> = [];
-    let buf = "";
-    const next = async (type: string) => {
-      for (;;) {
-        const found = events.find((e) => e.type === type);
-        if (found) return found;
-        const { value, done } = await lines.read();
-        if (done) throw new Error(`no ${type}: ${JSON.stringify(events)}`);
-        buf += value;
-        const parts = buf.split("\n");
-        buf = parts.pop()!;
-        for (const l of parts) if (l.trim()) events.push(JSON.parse(l));
-      }
-    };
-    await send({ type: "initialize", request_id: "1", protocol_version: 1 });
-    await send({ type: "session.start", request_id: "2", cwd: d.workspace });
-    const started = await next("session.started");
-    assert.deepEqual(started.sandbox, { mode: "workspace-write", network: false });
-    await send({
-      type: "turn.start",
-      request_id: "3",
-      session_id: started.session_id,
-      prompt: "go",
-    });
-    const completed = await next("tool.completed");
-    assert.equal(completed.success, true, String(completed.output));
-    assert.ok(Number(String(completed.output).trim()) <= 8, String(completed.output));
-    await next("turn.completed");
-    await writer.close();
-    assert.equal((await child.status).code, 0);
-    await lines.cancel();
-    await child.stderr.cancel();
-  } finally {
-    await mock.close();
-    await Deno.remove(d.top, { recursive: true });
-  }
-});
+sandboxTest(
+  "scv server runs a turn with a sandboxed bash call under the README's locked-down flags",
+  async () => {
+    const d = await dirs();
+    const mock = await MockOpenAI.start((_r, i) =>
+      i === 0
+        ? toolCalls([{ name: "bash", arguments: { command: "ls -d /proc/[0-9]* | wc -l" } }])
+        : text("ok")
+    );
+    try {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...lockedDownFlags({ ...d, providerHost: new URL(mock.baseUrl).host }),
+          MAIN,
+          "server",
+          "--approval-policy",
+          "auto",
+        ],
+        clearEnv: true,
+        env: {
+          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+          XDG_CONFIG_HOME: `${d.top}/config`,
+          XDG_STATE_HOME: `${d.top}/state`,
+          OPENAI_BASE_URL: mock.baseUrl,
+        },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+      const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const events: Array<Record<string, unknown>> = [];
+      let buf = "";
+      const next = async (type: string) => {
+        for (;;) {
+          const found = events.find((e) => e.type === type);
+          if (found) return found;
+          const { value, done } = await lines.read();
+          if (done) throw new Error(`no ${type}: ${JSON.stringify(events)}`);
+          buf += value;
+          const parts = buf.split("\n");
+          buf = parts.pop()!;
+          for (const l of parts) if (l.trim()) events.push(JSON.parse(l));
+        }
+      };
+      await send({ type: "initialize", request_id: "1", protocol_version: 1 });
+      await send({ type: "session.start", request_id: "2", cwd: d.workspace });
+      const started = await next("session.started");
+      assert.deepEqual(started.sandbox, { mode: "workspace-write", network: false });
+      await send({
+        type: "turn.start",
+        request_id: "3",
+        session_id: started.session_id,
+        prompt: "go",
+      });
+      const completed = await next("tool.completed");
+      assert.equal(completed.success, true, String(completed.output));
+      assert.ok(Number(String(completed.output).trim()) <= 8, String(completed.output));
+      await next("turn.completed");
+      await writer.close();
+      assert.equal((await child.status).code, 0);
+      await lines.cancel();
+      await child.stderr.cancel();
+    } finally {
+      await mock.close();
+      await Deno.remove(d.top, { recursive: true });
+    }
+  },
+);
 
 Deno.test("the README's locked-down command lines use the tested environment list and --allow-run=bwrap", async () => {
   const readme = await Deno.readTextFile(README);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { sandboxTest } from "../server/sandbox/support.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
 import { livePassed, reportLines } from "../../cli/sandbox_check.ts";
 
@@ -39,7 +40,7 @@ async function check(args: string[], flags = SERVER_FLAGS, config = "{}") {
   }
 }
 
-Deno.test("scv sandbox check passes every live check here and exits 0", async () => {
+sandboxTest("scv sandbox check passes every live check here and exits 0", async () => {
   const r = await check([]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^mode: +workspace-write \("sandbox": "auto"\)$/m);

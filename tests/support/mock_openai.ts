@@ -125,10 +125,12 @@ export class MockOpenAI {
 
   #maxRecorded: number;
   #count = 0;
+  #models: string[] | undefined;
 
-  private constructor(script: MockScript, maxRecorded: number) {
+  private constructor(script: MockScript, maxRecorded: number, models?: string[]) {
     this.#script = script;
     this.#maxRecorded = maxRecorded;
+    this.#models = models;
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       (req) => this.#handle(req),
@@ -137,9 +139,15 @@ export class MockOpenAI {
     this.baseUrl = `http://127.0.0.1:${addr.port}/v1`;
   }
 
-  /** Starts a mock server with a script; `maxRecorded` bounds `requests` (long benchmarks). */
-  static start(script: MockScript, options: { maxRecorded?: number } = {}): Promise<MockOpenAI> {
-    return Promise.resolve(new MockOpenAI(script, options.maxRecorded ?? Infinity));
+  /**
+   * Starts a mock server with a script; `maxRecorded` bounds `requests` (long benchmarks);
+   * `models` are listed at `GET /v1/models` (otherwise that path is not found).
+   */
+  static start(
+    script: MockScript,
+    options: { maxRecorded?: number; models?: string[] } = {},
+  ): Promise<MockOpenAI> {
+    return Promise.resolve(new MockOpenAI(script, options.maxRecorded ?? Infinity, options.models));
   }
 
   /** How many requests arrived in all (also those no longer in `requests`). */
@@ -149,6 +157,9 @@ export class MockOpenAI {
 
   async #handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
+    if (url.pathname.endsWith("/models") && req.method === "GET" && this.#models) {
+      return Response.json({ object: "list", data: this.#models.map((id) => ({ id })) });
+    }
     // Every wire API's endpoint under any base path (Azure's /openai/v1, say).
     if (!/\/(?:chat\/completions|responses|messages)$/.test(url.pathname)) {
       return new Response("not found", { status: 404 });

@@ -42,6 +42,8 @@ export interface TuiSessionOptions {
   waitForPrompt?: boolean;
   /** How long to wait for the shell and the composer, in milliseconds (default 20000). */
   startTimeoutMs?: number;
+  /** Model ids the mock lists at `GET /v1/models`; without, that path is not found. */
+  models?: string[];
 }
 
 function tmux(socket: string, args: string[]): { ok: boolean; out: string; err: string } {
@@ -80,7 +82,10 @@ export class TuiSession {
    * When anything fails on the way, what was started is closed before the error is rethrown.
    */
   static async start(options: TuiSessionOptions): Promise<TuiSession> {
-    const mock = await MockOpenAI.start(options.script);
+    const mock = await MockOpenAI.start(
+      options.script,
+      options.models ? { models: options.models } : {},
+    );
     let dir: string;
     try {
       dir = await Deno.makeTempDir({ prefix: "scv-tui-e2e-" });
@@ -104,7 +109,9 @@ export class TuiSession {
     await Deno.mkdir(this.workspace, { recursive: true });
     await Deno.mkdir(`${this.dir}/config`, { recursive: true });
     for (const [name, content] of Object.entries(options.files ?? {})) {
-      await Deno.writeTextFile(`${this.workspace}/${name}`, content);
+      const path = `${this.workspace}/${name}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(path, content);
     }
     const configPath = `${this.dir}/config.jsonc`;
     await Deno.writeTextFile(
@@ -162,10 +169,25 @@ export class TuiSession {
         : []),
       ...(options.args ?? []),
     ].map(shellQuote).join(" ");
+    this.#command = cmd;
     await this.waitFor(/^\$/m, timeoutMs);
     this.type(`${cmd}; echo "tui-exit-status=$?"`);
     this.keys("Enter");
     if (options.waitForPrompt ?? true) await this.waitFor("ask anything", timeoutMs);
+  }
+
+  #command = "";
+
+  /**
+   * Runs the TUI again from the pane's shell (after it exited) with the same config, state
+   * and workspace, plus `args`, on a cleared screen; waits for its composer unless told not to.
+   */
+  async relaunch(args: string[], waitForPrompt = true, timeoutMs = 20000): Promise<void> {
+    this.type(
+      `clear; ${this.#command} ${args.map(shellQuote).join(" ")}; echo "tui-exit-status=$?"`,
+    );
+    this.keys("Enter");
+    if (waitForPrompt) await this.waitFor("ask anything", timeoutMs);
   }
 
   /** Types literal text. */

@@ -103,6 +103,7 @@ export const KEYS_HELP = [
   "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down row, then history",
   "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
   "      Ctrl+R search history · Tab completes an @path (its file is sent with the prompt)",
+  "      Ctrl+O shows the model's whole reasoning (while it streams, only its last line shows)",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
   "Approvals: y approve · n deny · a always allow (this session) · ←/→ and Enter choose",
 ];

@@ -14,8 +14,10 @@ export const CUSTOM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MAX_DESCRIPTION = 72;
 
 /**
- * The command a file defines; its description is its first non-empty line, without a leading
- * `#` heading mark. Undefined when the file name makes no command name.
+ * The command a file defines. A leading front matter block (`---` lines around `key: value`
+ * lines, as other agents' command files have) is not part of the prompt, and its
+ * `description` describes the command; without one, the first non-empty line does (a `#`
+ * heading mark removed). Undefined when the file name makes no command name.
  *
  * @example
  * ```ts
@@ -24,6 +26,8 @@ const MAX_DESCRIPTION = 72;
  * const c = parseCustomCommand("review.md", "# Review a change\nReview $ARGUMENTS.", "/c/review.md");
  * assert(c?.name === "review" && c.description === "Review a change");
  * assert(parseCustomCommand("notes.txt", "x", "/c/notes.txt") === undefined);
+ * const f = parseCustomCommand("fix.md", "---\ndescription: Fix it\n---\nFix $ARGUMENTS", "/c/fix.md");
+ * assert(f?.description === "Fix it" && f.body === "Fix $ARGUMENTS");
  * ```
  */
 export function parseCustomCommand(
@@ -34,12 +38,20 @@ export function parseCustomCommand(
   if (!fileName.endsWith(".md")) return undefined;
   const name = fileName.slice(0, -3);
   if (!CUSTOM_NAME.test(name)) return undefined;
-  const first = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  let description = first.replace(/^#+\s*/, "").trim();
+  let body = text;
+  let description: string | undefined;
+  const front = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (front) {
+    body = text.slice(front[0].length);
+    const d = /^description:\s*(.*)$/m.exec(front[1]!);
+    if (d) description = d[1]!.trim().replace(/^(["'])(.*)\1$/, "$2");
+  }
+  const first = body.split("\n").find((l) => l.trim() !== "") ?? "";
+  description ??= first.replace(/^#+\s*/, "").trim();
   if (description.length > MAX_DESCRIPTION) {
     description = description.slice(0, MAX_DESCRIPTION - 1) + "…";
   }
-  return { name, description, body: text, source };
+  return { name, description, body, source };
 }
 
 /**

@@ -21,6 +21,7 @@ import { appendStreamText, completeStreaming, endStreaming } from "./stream_bloc
 import { finishItem, notice } from "./transcript.ts";
 import { mcpLine, toolSummary } from "./format.ts";
 import { allowingRule, describeRule } from "./always_allow.ts";
+import { appendReasoning, endReasoning } from "./reasoning.ts";
 import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
 import {
   applyCompactReply,
@@ -223,9 +224,26 @@ export const EVENT_HANDLERS: EventTable = {
       return turn.cancelRequested ? [cancelEffect(state, turn)] : NONE;
     },
   },
+  "assistant.reasoning.delta": {
+    scope: "turn",
+    apply(state, event, turn) {
+      appendReasoning(state, event.content);
+      phase(turn, "thinking");
+      return NONE;
+    },
+  },
+  "turn.notice": {
+    scope: "turn",
+    apply(state, event) {
+      notice(state, "warn", event.message);
+      return NONE;
+    },
+  },
   "assistant.delta": {
     scope: "turn",
     apply(state, event, turn) {
+      // The answer begins: the reasoning before it collapses to its line above the answer.
+      endReasoning(state);
       appendStreamText(state, event.content);
       phase(turn, "streaming");
       return NONE;
@@ -234,6 +252,7 @@ export const EVENT_HANDLERS: EventTable = {
   "assistant.completed": {
     scope: "turn",
     apply(state, event, turn) {
+      endReasoning(state);
       completeStreaming(state, event.content);
       phase(turn, "thinking");
       return NONE;
@@ -242,6 +261,7 @@ export const EVENT_HANDLERS: EventTable = {
   "tool.proposed": {
     scope: "turn",
     apply(state, event, turn) {
+      endReasoning(state);
       endStreaming(state);
       state.tools.push({
         callId: event.call_id,

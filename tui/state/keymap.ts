@@ -13,6 +13,7 @@ import { type ClientState, type Effect, requestId } from "./model.ts";
 import { addRule, describeRule, ruleFor } from "./always_allow.ts";
 import { acceptSearch, cancelSearch, editSearch, searchOlder } from "./history_search.ts";
 import { completeMention } from "./mentions.ts";
+import { showReasoning } from "./reasoning.ts";
 import { choosePicked, closePicker, editPickerFilter, movePicker } from "./sessions.ts";
 import { submit } from "./submit.ts";
 import { notice } from "./transcript.ts";
@@ -106,6 +107,10 @@ export const ACTIONS = {
   "delete.to-line-end": edit(ed.killToLineEnd),
   "history.previous": (state) => historyStep(state, -1),
   "history.next": (state) => historyStep(state, 1),
+  "reasoning.show": (state) => {
+    showReasoning(state);
+    return [];
+  },
   "history.search": (state) => {
     searchOlder(state);
     return [];
@@ -224,6 +229,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+p": "history.previous",
   "ctrl+n": "history.next",
   "ctrl+r": "history.search",
+  "ctrl+o": "reasoning.show",
   "escape": "turn.cancel",
   "ctrl+c": "app.interrupt",
   "ctrl+d": "app.exit-or-delete",

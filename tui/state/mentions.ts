@@ -148,7 +148,7 @@ export function attachMentions(state: ClientState, typed: string, maxBytes: numb
       notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);
       break;
     }
-    const open = `\n\n<file path="${path}">\n`;
+    const open = `\n\n<file path="${path.replaceAll("&", "&amp;").replaceAll('"', "&quot;")}">\n`;
     const close = "\n</file>";
     const overhead = encoder.encode(open + close).length;
     const room = Math.min(MAX_MENTION_BYTES, maxBytes - used - overhead);

@@ -35,3 +35,4 @@ export {
 } from "./sessions.ts";
 export { applyWorkspaceIndex, MAX_MENTION_BYTES } from "./mentions.ts";
 export { parseCustomCommand } from "./custom_commands.ts";
+export { MAX_REASONING_BYTES, reasoningLine } from "./reasoning.ts";

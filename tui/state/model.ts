@@ -34,7 +34,12 @@ export type TranscriptItem =
     output: string;
     truncated: boolean;
   }
-  | { kind: "notice"; level: "info" | "warn" | "error"; text: string };
+  | { kind: "notice"; level: "info" | "warn" | "error"; text: string }
+  /**
+   * Reasoning ("thinking") of a provider call: collapsed to its last line once the call moves
+   * on, or `full` when the user asked for all of it (Ctrl+O).
+   */
+  | { kind: "reasoning"; text: string; full: boolean };
 
 /** A tool call of the running turn that has not completed. */
 export interface LiveTool {
@@ -125,6 +130,24 @@ export interface WorkspaceIndex {
   paths: string[];
   /** More files existed than were indexed. */
   truncated: boolean;
+}
+
+/** The reasoning of the current provider call, and the last finished one. */
+export interface ReasoningState {
+  /** What streamed so far in this call (at most the bound). */
+  text: string;
+  bytes: number;
+  /** More streamed than was kept. */
+  cut: boolean;
+  /** The end of what streamed, for the live line, even past the bound. */
+  tail: string;
+  /** The whole (kept) text of the last call that reasoned, for Ctrl+O. */
+  last: { text: string; cut: boolean } | undefined;
+}
+
+/** A fresh, empty reasoning state. */
+export function emptyReasoning(): ReasoningState {
+  return { text: "", bytes: 0, cut: false, tail: "", last: undefined };
 }
 
 /** What the running turn is doing, for the status line. */
@@ -254,6 +277,8 @@ export interface ClientState {
   completionPending: boolean;
   /** Reads mentioned files; undefined: mentions are sent as typed. */
   readMention: MentionReader | undefined;
+  /** Streamed reasoning (see `reasoning.ts`). */
+  reasoning: ReasoningState;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -362,6 +387,7 @@ export function createState(options: CreateStateOptions): ClientState {
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
+    reasoning: emptyReasoning(),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type TurnState,
 } from "./model.ts";
 import { endStreaming } from "./stream_blocks.ts";
+import { endReasoning } from "./reasoning.ts";
 import { finishItem, notice } from "./transcript.ts";
 import { expandCustomCommand } from "./custom_commands.ts";
 import { formatBytes } from "./format.ts";
@@ -105,6 +106,7 @@ export function endTurn(
   state: ClientState,
   unfinished = "(the turn ended before this call completed)",
 ): void {
+  endReasoning(state);
   endStreaming(state);
   for (const t of state.tools) {
     finishItem(state, {

@@ -212,49 +212,41 @@ Deno.test("acp: set_mode to never runs a write without asking; an unknown mode g
   });
 });
 
+/** Host pids whose command line is exactly `args` (the sandbox's PID namespace aside). */
+function pidsRunning(args: string[]): number[] {
+  const want = args.join("\u0000") + "\u0000";
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      const state = Deno.readTextFileSync(`/proc/${e.name}/stat`).replace(/^\d+ \(.*\) /, "");
+      if (cmdline === want && !state.startsWith("Z")) pids.push(Number(e.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 Deno.test("acp: EOF during a running command ends the turn, the command and the agent", async () => {
+  // A unique duration marks this test's process among all others on the machine.
+  const marker = `600.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
   const script = [
-    toolCalls([{
-      id: "s",
-      name: "bash",
-      arguments: { command: "echo $$ > pid.txt; exec sleep 600" },
-    }]),
+    toolCalls([{ id: "s", name: "bash", arguments: { command: `exec sleep ${marker}` } }]),
   ];
-  // Unsandboxed, so `$$` is a host PID the test can watch (the sandbox's PID namespace would
-  // give a PID of its own; the sandbox tests cover that a namespace ends its processes).
-  const config = { approval_policy: "never", sandbox: "off" } as const;
-  await withAgent(script, { config }, async (agent) => {
+  // Found by its command line, not by `$$`: inside the sandbox's PID namespace that is a PID of
+  // its own, so the test holds with the sandbox on (the default) and off.
+  await withAgent(script, { config: { approval_policy: "never" } }, async (agent) => {
     await agent.initialize();
-    const ws = await agent.workspace();
-    const { sessionId } = await agent.newSession(ws);
+    const { sessionId } = await agent.newSession(await agent.workspace());
     const answer = agent.prompt(sessionId, "sleep").catch(() => undefined);
-    const pid = await agent.until(() => {
-      try {
-        const t = Deno.readTextFileSync(`${ws}/pid.txt`).trim();
-        return t === "" ? undefined : Number(t);
-      } catch {
-        return undefined;
-      }
-    });
-    // The command exists (as sleep) before the EOF.
-    await agent.until(() => {
-      try {
-        return Deno.readTextFileSync(`/proc/${pid}/cmdline`).startsWith("sleep");
-      } catch {
-        return false;
-      }
-    });
+    // The command exists before the EOF.
+    await agent.until(() => pidsRunning(["sleep", marker]).length === 1);
     const status = await agent.close();
     assertEquals(status.code, 0);
     await answer;
-    let alive = true;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-      alive = !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead, waiting to be reaped
-    } catch {
-      alive = false;
-    }
-    assert(!alive, `process ${pid} outlived the agent`);
+    assertEquals(pidsRunning(["sleep", marker]), []);
   });
 });
 

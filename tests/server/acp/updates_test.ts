@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { UpdateMapper } from "../../../server/acp/updates.ts";
+import { slimmed, UpdateMapper } from "../../../server/acp/updates.ts";
 
 function mapper(maxDiffBytes = 1024): UpdateMapper {
   return new UpdateMapper({
@@ -239,4 +239,29 @@ Deno.test("a turn notice is an info notice titled with its message", () => {
   assertEquals(mapper().map({ type: "turn.notice", message: "Model cannot use tools" }), [
     { sessionUpdate: "notice", severity: "info", title: "Model cannot use tools" },
   ]);
+});
+
+Deno.test("slimmed drops a result's diff blocks and keeps its text; an update without one is kept as is", () => {
+  const text = { type: "content" as const, content: { type: "text" as const, text: "ok" } };
+  const withDiff = {
+    sessionUpdate: "tool_call_update" as const,
+    toolCallId: "c",
+    status: "completed" as const,
+    content: [text, { type: "diff" as const, path: "/a", oldText: "a", newText: "b" }],
+  };
+  assertEquals(slimmed(withDiff), { ...withDiff, content: [text] });
+  const plain = { sessionUpdate: "tool_call_update" as const, toolCallId: "c", content: [text] };
+  assert(slimmed(plain) === plain);
+});
+
+Deno.test("slimmed drops a tool call's raw input and keeps its title", () => {
+  const call = {
+    sessionUpdate: "tool_call" as const,
+    toolCallId: "c",
+    title: "Run shell command: x",
+    rawInput: { command: "x" },
+  };
+  const { rawInput: _, ...lean } = call;
+  assertEquals(slimmed(call), lean);
+  assert(slimmed(lean) === lean);
 });

@@ -4,6 +4,7 @@
  * sandbox off, and any tool that does not declare itself safe ask.
  */
 import assert from "node:assert/strict";
+import { sandboxTest } from "../sandbox/support.ts";
 import { needsApproval } from "../../../server/agent/approvals.ts";
 import { createBashTool } from "../../../server/tools/bash.ts";
 import { readFileTool } from "../../../server/tools/read_file.ts";
@@ -23,7 +24,7 @@ Deno.test("auto runs workspace writes without asking", () => {
   assert.equal(needsApproval("auto", "write", editFileTool), false);
 });
 
-Deno.test("auto runs bash without asking only while the sandbox is on", async () => {
+sandboxTest("auto runs bash without asking only while the sandbox is on", async () => {
   const on = createBashTool({ sandbox: await openSandbox({ ...DEFAULT_CONFIG }) });
   const off = createBashTool({ sandbox: await openSandbox({ ...DEFAULT_CONFIG, sandbox: "off" }) });
   assert.equal(on.sandboxed?.(), true);

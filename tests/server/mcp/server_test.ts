@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { MockOpenAI, type MockScript, text, toolCalls } from "../../support/mock_openai.ts";
 import { type Ev, ServerProcess } from "../../support/server_process.ts";
+import { processesWith } from "../../support/probes.ts";
 import {
   alive,
   eventually,
@@ -516,5 +517,36 @@ Deno.test("mcp.status lists each server's state and tool names, and is empty wit
     assert.deepEqual(reply.servers, []);
   } finally {
     await plain.done();
+  }
+});
+
+Deno.test("a server still starting when scv gets EOF is killed too", async () => {
+  const log = await Deno.makeTempFile({ prefix: "scv-mcp-log-" });
+  const { server, done } = await start(
+    // The log path, an argument the script ignores, marks its command line for ps.
+    {
+      s: {
+        ...scriptServer("silent", { env: { MCP_LOG: log, MCP_STUBBORN: "1" } }),
+        args: [...(scriptServer("silent").args as string[]), log],
+      },
+    },
+    [],
+  );
+  try {
+    await server.open();
+    // The server exists once it logged the initialize scv sent it; it never answers.
+    const lines = () => Deno.readTextFileSync(log).split("\n").filter(Boolean);
+    assert.ok(await eventually(() => lines().some((l) => l.includes('"initialize"'))));
+    const before = (await processesWith(log)).map((l) => l.trim().split(/\s+/)[0]);
+    assert.equal(before.length, 1, `expected one server process, got ${before}`);
+    await server.closeStdin();
+    assert.equal(await server.exited(), 0);
+    assert.ok(
+      await eventually(() => !alive(Number(before[0]))),
+      `pid ${before[0]} still runs`,
+    );
+  } finally {
+    await done();
+    await Deno.remove(log);
   }
 });

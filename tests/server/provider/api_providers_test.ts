@@ -419,3 +419,34 @@ Deno.test("a Responses response.failed event is a provider_error with its messag
     );
   });
 });
+
+Deno.test("an Anthropic answer stopped at max_tokens completes with a notice", async () => {
+  const cut = ANTHROPIC.text("Half");
+  if (cut.kind !== "stream") throw new TypeError("a stream reply");
+  const events = cut.events.map((e) =>
+    typeof e === "string" ? e.replace('"end_turn"', '"max_tokens"') : e
+  );
+  await withApi(ANTHROPIC, () => ({ ...cut, events }), async ({ turn }) => {
+    const { done, of } = await turn("hi");
+    assertEquals(done.type, "turn.completed");
+    assertMatch(of("turn.notice")[0]!.message, /stop_reason: max_tokens/);
+  });
+});
+
+for (const d of [ANTHROPIC, RESPONSES]) {
+  Deno.test(`${d.name}: a provider silent for provider_timeout_ms fails the turn with provider_error`, async () => {
+    const mock = await MockOpenAI.start([{ kind: "silent" }]);
+    const server = await ServerProcess.start({
+      config: { provider: d.provider, base_url: mock.baseUrl, provider_timeout_ms: 300 },
+    });
+    try {
+      const { sessionId } = await server.open();
+      const { done } = await server.runTurn(sessionId, "hi");
+      assertEquals([done.type, done.code], ["turn.failed", "provider_error"]);
+      assertMatch(done.message, /sent nothing for 300 ms \(provider_timeout_ms\)/);
+    } finally {
+      await server.kill();
+      await mock.close();
+    }
+  });
+}

@@ -135,3 +135,24 @@ Deno.test("a client that did not ask for notices gets none, and the answer still
     assertEquals(p.turnEvents(t.turn_id).filter((e) => e.type === "turn.notice"), []);
   });
 });
+
+Deno.test("an answer cut at the output limit (finish_reason length) completes with a notice", async () => {
+  const cut: MockReply = {
+    kind: "stream",
+    events: [
+      { choices: [{ index: 0, delta: { content: "Half an ans" } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "length" }] },
+    ],
+  };
+  const mock = await MockOpenAI.start([cut]);
+  await withServer(mock, {}, async (p) => {
+    const { sessionId } = await p.open(undefined, { notices: true });
+    const { t, done } = await p.runTurn(sessionId, "hi");
+    assertEquals(done.type, "turn.completed");
+    const notice = p.turnEvents(t.turn_id).find((e) => e.type === "turn.notice");
+    assertMatch(
+      notice!.message,
+      /cut the answer short at its output limit \(finish_reason: length\)/,
+    );
+  });
+});

@@ -4,6 +4,7 @@
  * and `--allow-run=bwrap` alone runs nothing unsandboxed.
  */
 import assert from "node:assert/strict";
+import { sandboxTest } from "./support.ts";
 import { FAKE_KEY, withBashServer } from "./support.ts";
 import { SERVER_FLAGS } from "../../support/server_process.ts";
 
@@ -91,7 +92,7 @@ Deno.test("with --allow-run=bwrap alone and the sandbox off, no command runs uns
   );
 });
 
-Deno.test("with --allow-run=bwrap alone, bash runs in the sandbox", async () => {
+sandboxTest("with --allow-run=bwrap alone, bash runs in the sandbox", async () => {
   await withBashServer(
     "echo inside; ls -d /proc/[0-9]* | wc -l",
     { denoFlags: withRun("--allow-run=bwrap") },

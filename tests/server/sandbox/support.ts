@@ -9,6 +9,7 @@
 import { MockOpenAI, type MockReply, text, toolCalls } from "../../support/mock_openai.ts";
 import { type Ev, ServerProcess } from "../../support/server_process.ts";
 import type { Config } from "../../../server/config.ts";
+import { bwrapBackend } from "../../../server/sandbox/bwrap.ts";
 
 /** The fake provider key the tests look for in every output. */
 export const FAKE_KEY = "sk-test-7a1e0c5b9d2f4e8a-DO-NOT-LEAK";
@@ -104,4 +105,15 @@ export async function eventually(check: () => Promise<boolean>, ms = 20_000): Pr
     await new Promise((r) => setTimeout(r, 25));
   }
   return false;
+}
+
+/** Whether bubblewrap works on this machine (probed once). */
+export const SANDBOX_WORKS = (await bwrapBackend.probe()).ok;
+if (!SANDBOX_WORKS) {
+  console.error("sandbox tests: bubblewrap cannot start here; the tests that need it are ignored");
+}
+
+/** A test that needs the sandbox: ignored (and said so) where bubblewrap cannot start. */
+export function sandboxTest(name: string, fn: () => Promise<void> | void): void {
+  Deno.test({ name, ignore: !SANDBOX_WORKS, fn });
 }

@@ -126,3 +126,14 @@ Deno.test("a binary mentioned file is not attached and says so", () => {
   assert(msg?.type === "turn.start" && msg.prompt === "see @logo.png");
   assert(notices(s).includes("@logo.png is a binary file; it was not attached"));
 });
+
+Deno.test("at most MAX_MENTIONS files are attached to one prompt", async () => {
+  const { MAX_MENTIONS } = await import("../../../tui/state/mentions.ts");
+  const files: Record<string, string> = {};
+  for (let i = 0; i <= MAX_MENTIONS; i++) files[`f${i}.txt`] = `content ${i}`;
+  const s = withFiles(files, 1024 * 1024);
+  const [msg] = enter(s, Object.keys(files).map((f) => `@${f}`).join(" "));
+  assert(msg?.type === "turn.start");
+  assertEquals(msg.prompt.split("<file path=").length - 1, MAX_MENTIONS);
+  assert(notices(s).includes(`Only the first ${MAX_MENTIONS} mentioned files are attached`));
+});
