@@ -20,6 +20,12 @@ async function main(args: string[]): Promise<number> {
     const { runServer } = await import("./cli/server_command.ts");
     return await runServer(serverFlags);
   }
+  // Fast path: editors start `scv acp` for every agent thread.
+  const acpFlags = parseServerArgs(args, "acp");
+  if (acpFlags) {
+    const { runAcp } = await import("./cli/acp_command.ts");
+    return await runAcp(acpFlags);
+  }
   // Fast path: `scv exec` is scripted too, and its first byte is counted from spawn.
   const execOptions = parseExecArgs(args);
   if (execOptions) {

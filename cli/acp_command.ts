@@ -14,7 +14,8 @@ export async function runAcp(flags: ConfigFlags): Promise<number> {
   if (!config) return 2;
   const { serveAcp } = await import("../server/acp/agent.ts");
   // Pull-based, so a client that floods stdin is held back by the pipe, not buffered here.
-  // SIGTERM and SIGINT end the connection the way EOF does: turns cancelled, then exit.
+  // SIGTERM, SIGINT and SIGHUP (the terminal closed) end the connection the way EOF does:
+  // turns cancelled, tool processes killed, then exit.
   const reader = Deno.stdin.readable.getReader();
   const input = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -29,7 +30,7 @@ export async function runAcp(flags: ConfigFlags): Promise<number> {
     cancel: () => reader.cancel().catch(() => {}),
   }, { highWaterMark: 0 });
   const onSignal = () => void reader.cancel().catch(() => {});
-  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     try {
       Deno.addSignalListener(sig, onSignal);
     } catch {

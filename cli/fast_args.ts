@@ -16,7 +16,8 @@ const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
 };
 
 /**
- * Parses `server [--config P] [--model M] [--approval-policy A]` (also `--flag=value`).
+ * Parses `server [--config P] [--model M] [--approval-policy A]` (also `--flag=value`), or the
+ * same after `acp` (editors start `scv acp` for every agent thread).
  *
  * @example
  * ```ts
@@ -24,10 +25,14 @@ const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
  * import { parseServerArgs } from "./fast_args.ts";
  * assert(parseServerArgs(["server", "--model=m"])?.model === "m");
  * assert(parseServerArgs(["server", "--help"]) === undefined);
+ * assert(parseServerArgs(["acp"], "acp") !== undefined);
  * ```
  */
-export function parseServerArgs(args: readonly string[]): ConfigFlags | undefined {
-  if (args[0] !== "server") return undefined;
+export function parseServerArgs(
+  args: readonly string[],
+  command: "server" | "acp" = "server",
+): ConfigFlags | undefined {
+  if (args[0] !== command) return undefined;
   const flags: ConfigFlags = {};
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!;

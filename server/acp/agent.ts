@@ -10,31 +10,20 @@ import {
   type AgentCapabilities,
   type AgentContext,
   type ClientCapabilities,
-  type McpServer,
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { SCV_VERSION } from "../../protocol/constants.ts";
-import type { ConnectionDeps } from "../connection.ts";
 import { agentDeps } from "../agent_deps.ts";
-import { McpHost } from "../mcp/host.ts";
-import { providerSecretEnv } from "../provider/secret_env.ts";
-import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import type { Provider } from "../provider/types.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import { Session } from "../session.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { SessionLookupError } from "../sessions/store.ts";
 import { openSessionStore } from "../sessions/open_store.ts";
-import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
-import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
-import type { SessionFile } from "../sessions/session_file.ts";
-import { type ApprovalPolicy, type Config, CONFIG_RULES, readEnv } from "../config.ts";
-import { planReplay } from "./replay.ts";
+import { type Config, readEnv } from "../config.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";
-import { AcpSession } from "./acp_session.ts";
-import { workspaceDir } from "./workspace_dir.ts";
+import type { AcpSession } from "./acp_session.ts";
+import type { OpenContext } from "./open_session.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 
 /** Sessions one connection may open (ACP v1 has no way to close one). */
 export const MAX_ACP_SESSIONS = 64;
@@ -90,160 +79,52 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const store = options.sessions === undefined
     ? openSessionStore(config, env, log)
     : options.sessions ?? undefined;
-  /** The approval summary of a recorded call, from the tools; undefined when unknown. */
-  const summarize = (tools: ToolRegistry) => (name: string, raw: string) => {
-    const tool = tools.get(name);
-    if (!tool) return undefined;
-    try {
-      const parsed = tool.schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw));
-      return parsed.success ? tool.summary(parsed.data) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const recorderFor = (
-    tools: ToolRegistry,
-    loaded?: { state: ReplayedSession; file: SessionFile },
-  ) =>
-  (view: RecordedSessionView) =>
-    new Recorder(view, {
-      store,
-      summarize: summarize(tools),
-      log,
-      ...(loaded
-        ? {
-          file: loaded.file,
-          resumed: {
-            createdAt: loaded.state.header.created_at,
-            turns: loaded.state.turns,
-            title: loaded.state.title,
-            toolMeta: loaded.state.toolMeta,
-          },
-        }
-        : {}),
-    });
-
   let capabilities: ClientCapabilities = {};
   const sessions = new Map<string, AcpSession>();
+  let opening = 0;
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
     if (!session) throw RequestError.sessionNotFound(sessionId);
     return session;
   };
+  // The agent core (and zod with it) loads with the first session, not before `initialize`.
+  const openContext = async (client: AgentContext): Promise<OpenContext> => {
+    try {
+      return { config, env, log, store, deps: await loadDeps(), mcp, client, capabilities };
+    } catch (e) {
+      throw RequestError.internalError(undefined, `cannot start the agent: ${errorText(e)}`);
+    }
+  };
+  /** Opens a session (new, or loaded with its replay sent first) and registers it. */
   const open = async (
-    cwd: string,
     client: AgentContext,
-    mcpServers: readonly McpServer[],
-    load?: string,
+    opener: (cx: OpenContext, lib: typeof import("./open_session.ts")) => Promise<AcpSession>,
   ): Promise<AcpSession> => {
-    if (sessions.size >= MAX_ACP_SESSIONS) {
+    if (sessions.size + opening >= MAX_ACP_SESSIONS) {
       throw RequestError.invalidRequest(
         undefined,
         `this connection already has ${MAX_ACP_SESSIONS} sessions, the most it may open`,
       );
     }
-    const dir = await workspaceDir(cwd);
-    if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
-    const requested = clientMcpServers(mcpServers, new Set(Object.keys(config.mcp_servers)));
-    if (!requested.ok) throw RequestError.invalidParams(undefined, requested.message);
-    let loaded: ConnectionDeps;
+    opening++;
     try {
-      loaded = await loadDeps();
-    } catch (e) {
-      throw RequestError.internalError(undefined, `cannot start the agent: ${errorText(e)}`);
-    }
-    // The configured servers start with the first session; the client's with their session.
-    mcp?.start(dir.path);
-    const clientMcp = () => {
-      const host = McpHost.create({
-        servers: requested.servers,
-        env: coreOnlyEnv(env),
-        secretEnv: providerSecretEnv(config),
-        log,
-      });
-      host?.start(dir.path);
-      return host;
-    };
-    if (load === undefined) {
-      const session = new AcpSession({
-        mcp: clientMcp(),
-        session: new Session(dir.path),
-        config,
-        deps: loaded,
-        client,
-        capabilities,
-        log,
-        ...(store ? { recorder: recorderFor(loaded.tools) } : {}),
-      });
+      const [cx, lib] = await Promise.all([openContext(client), import("./open_session.ts")]);
+      const session = await opener(cx, lib);
       sessions.set(session.id, session);
       return session;
+    } finally {
+      opening--;
     }
-    if (!store) {
-      throw RequestError.invalidRequest(
-        undefined,
-        "sessions are not recorded here, so none can be loaded",
-      );
-    }
-    if (sessions.has(load)) {
-      throw RequestError.invalidRequest(
-        { sessionId: load },
-        `session ${JSON.stringify(load)} is already open on this connection`,
-      );
-    }
-    let recorded;
-    try {
-      recorded = await store.load(load, dir.path);
-    } catch (e) {
-      if (e instanceof SessionLookupError && e.code === "session_not_found") {
-        throw new RequestError(-32002, `Resource not found: ${e.message}`, { sessionId: load });
-      }
-      if (e instanceof SessionLookupError) {
-        throw RequestError.invalidParams({ sessionId: load }, e.message);
-      }
-      throw RequestError.internalError(undefined, `cannot load the session: ${errorText(e)}`);
-    }
-    const { state } = recorded;
-    const core = new Session(dir.path, { id: state.header.session_id, lastSeq: state.seq });
-    core.history = state.history;
-    core.usage = { ...state.usage };
-    core.compactedMessages = state.compacted;
-    // A policy this build does not know (recorded by a newer one) falls back to the config's.
-    const policy = state.configured && CONFIG_RULES.approval_policy.valid(state.approvalPolicy)
-      ? state.approvalPolicy as ApprovalPolicy
-      : undefined;
-    const session = new AcpSession({
-      session: core,
-      config,
-      deps: loaded,
-      client,
-      capabilities,
-      log,
-      recorder: recorderFor(loaded.tools, recorded),
-      mcp: clientMcp(),
-      ...(policy ? { policy } : {}),
-    });
-    // A crash may have cut a tool call off before its result: answer it, and record that.
-    if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
-    if (state.badLines > 0) {
-      log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
-    }
-    sessions.set(session.id, session);
-    const plan = planReplay(core.history, state.toolMeta, {
-      cwd: core.cwd,
-      maxUpdates: config.max_transcript_items,
-      maxBytes: config.max_transcript_bytes,
-      maxTextBytes: Math.min(
-        16 * 1024,
-        Math.max(256, Math.floor((config.max_server_frame_bytes - 1024) / 6)),
-      ),
-    });
-    for (const update of plan.updates) await session.notify(update);
-    return session;
   };
 
   const app = agent({ name: "scv" })
     .onRequest("initialize", ({ params }) => {
       capabilities = params.clientCapabilities ?? {};
+      // Warm up while the client sets up its first session; a failure shows there.
+      setTimeout(() => {
+        void loadDeps().catch(() => {});
+        void import("./open_session.ts").catch(() => {});
+      }, 0);
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: agentCapabilities(store !== undefined),
@@ -252,7 +133,10 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
       };
     })
     .onRequest("session/new", async ({ params, client }) => {
-      const session = await open(params.cwd, client, params.mcpServers);
+      const session = await open(
+        client,
+        (cx, lib) => lib.newSession(cx, params.cwd, params.mcpServers),
+      );
       return { sessionId: session.id, modes: session.modes };
     })
     .onRequest(
@@ -273,7 +157,23 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     });
   if (store) {
     app.onRequest("session/load", async ({ params, client }) => {
-      const session = await open(params.cwd, client, params.mcpServers, params.sessionId);
+      if (sessions.has(params.sessionId)) {
+        throw RequestError.invalidRequest(
+          { sessionId: params.sessionId },
+          `session ${JSON.stringify(params.sessionId)} is already open on this connection`,
+        );
+      }
+      const session = await open(client, async (cx, lib) => {
+        const { session, replay } = await lib.loadSession(
+          cx,
+          params.cwd,
+          params.mcpServers,
+          params.sessionId,
+        );
+        // The history is replayed before the answer, as ACP asks.
+        for (const update of replay) await session.notify(update);
+        return session;
+      });
       return { modes: session.modes };
     });
   }

@@ -14,6 +14,7 @@
  */
 import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
+import { ResponseCaps } from "./caps.ts";
 import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
 import {
@@ -59,10 +60,9 @@ interface CallSlot {
  */
 export class ChatAccumulator {
   #limits: ResponseLimits;
+  #caps: ResponseCaps;
   #text = "";
-  #textBytes = 0;
   #reasoning = "";
-  #reasoningBytes = 0;
   /** Reasoning came as `reasoning_content`: the field DeepSeek wants back. */
   #reasoningContent = false;
   #calls: CallSlot[] = [];
@@ -72,6 +72,7 @@ export class ChatAccumulator {
   /** An accumulator for one response under these caps. */
   constructor(limits: ResponseLimits) {
     this.#limits = limits;
+    this.#caps = new ResponseCaps(limits);
   }
 
   /** The finish reason seen so far, if any (a stream without `[DONE]` may still be complete). */
@@ -116,14 +117,7 @@ export class ChatAccumulator {
     let content = delta.content;
     if (Array.isArray(content)) content = this.#parts(content, out);
     if (typeof content === "string" && content.length > 0) {
-      const n = utf8Length(content);
-      if (this.#textBytes + n > this.#limits.maxTextBytes) {
-        throw new ProviderError(
-          "response_limit",
-          `Assistant text exceeded ${this.#limits.maxTextBytes} bytes`,
-        );
-      }
-      this.#textBytes += n;
+      this.#caps.text(content);
       this.#text += content;
       out.push({ type: "text", text: content });
     }
@@ -159,14 +153,7 @@ export class ChatAccumulator {
   }
 
   #addReasoning(r: string, out: ProviderEvent[]): void {
-    const n = utf8Length(r);
-    if (this.#reasoningBytes + n > this.#limits.maxTextBytes) {
-      throw new ProviderError(
-        "response_limit",
-        `Reasoning text exceeded ${this.#limits.maxTextBytes} bytes`,
-      );
-    }
-    this.#reasoningBytes += n;
+    this.#caps.reasoning(r);
     this.#reasoning += r;
     out.push({ type: "reasoning", text: r });
   }
@@ -211,24 +198,14 @@ export class ChatAccumulator {
   }
 
   #open(id: string): number {
-    if (this.#calls.length >= this.#limits.maxToolCalls) {
-      throw new ProviderError(
-        "tool_limit",
-        `Provider requested more than ${this.#limits.maxToolCalls} tool calls in one response`,
-      );
-    }
+    this.#caps.call();
     this.#calls.push({ id, name: "", args: "", argBytes: 0 });
     return this.#calls.length - 1;
   }
 
   #addArguments(call: CallSlot, piece: string): void {
     call.argBytes += utf8Length(piece);
-    if (call.argBytes > this.#limits.maxToolArgumentBytes) {
-      throw new ProviderError(
-        "tool_limit",
-        `Tool call arguments exceeded ${this.#limits.maxToolArgumentBytes} bytes`,
-      );
-    }
+    this.#caps.arguments(call.argBytes);
     call.args += piece;
   }
 

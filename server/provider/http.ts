@@ -15,6 +15,8 @@ import { ProviderError } from "./types.ts";
 
 /** An error body is read up to this many bytes. */
 const MAX_ERROR_BODY = 16 * 1024;
+/** ...and for at most this long. */
+export const ERROR_BODY_WAIT_MS = 2000;
 /** The provider's message in an error is cut to this many characters (after redaction). */
 export const MAX_ERROR_DETAIL_CHARS = 2000;
 
@@ -136,7 +138,7 @@ export class ProviderHttp {
       }
       let text: string;
       try {
-        text = await readBounded(res, idle);
+        text = await readBounded(res, idle, ERROR_BODY_WAIT_MS);
       } finally {
         idle.stop();
       }
@@ -217,11 +219,14 @@ export class ProviderHttp {
 }
 
 /** Up to {@link MAX_ERROR_BODY} bytes of an error answer's body, as text. */
-async function readBounded(res: Response, idle: IdleTimer): Promise<string> {
+async function readBounded(res: Response, idle: IdleTimer, waitMs: number): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
+  // An error body that never ends must not hold up the retry or the failure: after the wait,
+  // what arrived is what is shown.
+  const timer = setTimeout(() => void reader.cancel().catch(() => {}), waitMs);
   try {
     while (total < MAX_ERROR_BODY) {
       const { value, done } = await reader.read();
@@ -233,6 +238,7 @@ async function readBounded(res: Response, idle: IdleTimer): Promise<string> {
   } catch {
     // Whatever arrived is still worth showing.
   } finally {
+    clearTimeout(timer);
     await reader.cancel().catch(() => {});
   }
   const buf = new Uint8Array(Math.min(total, MAX_ERROR_BODY));

@@ -153,4 +153,20 @@ export const bwrapBackend: SandboxBackend = {
   executable: "bwrap",
   probe: probeBwrap,
   command: (spec, argv) => ({ command: "bwrap", args: bwrapArgs(spec, argv) }),
+  // No PID namespace and the host's /proc (within the read-only root), so it sees and can
+  // signal what a call left behind; nothing else is shared that the caller did not have.
+  reaper: (argv) => ({
+    command: "bwrap",
+    args: [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--unshare-net",
+      "--die-with-parent",
+      "--",
+      ...argv,
+    ],
+  }),
 };

@@ -45,4 +45,9 @@ export interface SandboxBackend {
   probe(): Promise<ProbeResult>;
   /** The command line that runs `argv` inside the sandbox described by `spec`. */
   command(spec: SandboxSpec, argv: readonly string[]): { command: string; args: string[] };
+  /**
+   * The command line that runs `argv` (scv's process reaper) with the host's view of processes,
+   * for when only the sandbox's executable may be run; absent: the reaper needs `bash` itself.
+   */
+  reaper?(argv: readonly string[]): { command: string; args: string[] };
 }

@@ -40,6 +40,7 @@ import { callEnv } from "./bash_env.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
+import { within } from "../sandbox/policy.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -136,11 +137,19 @@ function helperPath(): string {
  * Kills every process of the call whose bash has pid `root` (see `KILL_SCRIPT`). Never throws:
  * processes that are already gone are the goal.
  */
-async function killCall(root: number, marker: string): Promise<void> {
-  // `--allow-run=bash` allows spawning bash but not `Deno.kill`, so the work is done in bash.
+async function killCall(
+  root: number,
+  marker: string,
+  via?: (argv: string[]) => { command: string; args: string[] },
+): Promise<void> {
+  // `--allow-run=bash` allows spawning bash but not `Deno.kill`, so the work is done in bash;
+  // under `--allow-run=bwrap` alone, in bash started through the sandbox's host-view helper.
+  const argv = ["bash", "-c", KILL_SCRIPT, "scv-kill", String(root), marker];
+  const direct = Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
+  const { command, args } = direct || !via ? { command: "bash", args: argv.slice(1) } : via(argv);
   try {
-    await new Deno.Command("bash", {
-      args: ["-c", KILL_SCRIPT, "scv-kill", String(root), marker],
+    await new Deno.Command(command, {
+      args,
       cwd: "/",
       stdin: "null",
       stdout: "null",
@@ -239,6 +248,11 @@ async function run(
   if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, "[Command was cancelled]"));
 
   const env = callEnv({ passthrough: options.passthrough ?? [], secrets: ctx.secretEnv });
+  // A TMPDIR the sandbox does not let the command write (or hides under its private /tmp)
+  // would break every mktemp; the private /tmp is what it may use.
+  if (spec && env.TMPDIR !== undefined && !spec.writable.some((w) => within(w, env.TMPDIR!))) {
+    env.TMPDIR = "/tmp";
+  }
   const marker = `${CALL_MARKER}=${crypto.randomUUID()}`;
   env[CALL_MARKER] = marker.slice(CALL_MARKER.length + 1);
   let child: Deno.ChildProcess;
@@ -273,6 +287,7 @@ async function run(
     }
     return Promise.resolve();
   };
+  const reaper = options.sandbox?.backend.reaper;
   const kills: Promise<void>[] = [];
   let ending: "timeout" | "cancelled" | undefined;
   const stop = (why: "timeout" | "cancelled") => {
@@ -296,6 +311,9 @@ async function run(
   // Background children (`sleep 100 &`) hold the pipe open and must not outlive the call.
   await Promise.all(kills);
   if (spec === undefined) await killCall(child.pid, marker);
+  // bwrap killed while it was still setting up can leave the namespace's first process without
+  // its parent-death signal; it still carries the call's marker, so the marker scan ends it.
+  else if (ending !== undefined) await killCall(child.pid, marker, reaper);
   const grace = delay(PIPE_GRACE_MS);
   const drained = await Promise.race([pumped.then(() => true), grace.done.then(() => false)]);
   grace.cancel();

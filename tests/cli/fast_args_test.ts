@@ -78,6 +78,27 @@ Deno.test("the fast server parser agrees with commander whenever it answers (fas
   assert(compared >= 30, `only ${compared} command lines were compared`);
 });
 
+Deno.test("the fast acp parser agrees with commander whenever it answers (fast-check)", async () => {
+  let compared = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(words, { maxLength: 6 }), async (rest) => {
+      const args = ["acp", ...rest];
+      const fast = parseServerArgs(args, "acp");
+      if (fast === undefined) return;
+      compared++;
+      const full = await commander(args);
+      assert(full.kind === "acp", JSON.stringify(args));
+      assertEquals(
+        [full.flags.config, full.flags.model, full.flags.approvalPolicy],
+        [fast.config, fast.model, fast.approvalPolicy],
+        JSON.stringify(args),
+      );
+    }),
+    { numRuns: 300 },
+  );
+  assert(compared >= 30, `only ${compared} command lines were compared`);
+});
+
 Deno.test("the fast exec parser takes the common command lines", () => {
   assertEquals(parseExecArgs(["exec", "--json", "--config", "c.jsonc", "hi"]), {
     flags: { config: "c.jsonc", model: undefined, approvalPolicy: undefined },

@@ -100,3 +100,44 @@ for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     }
   });
 }
+
+Deno.test("scv acp ends on SIGHUP like EOF, with status 0 rather than death by the signal", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "scv-acp-sig-" });
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...SERVER_FLAGS, MAIN, "acp"],
+      env: { XDG_CONFIG_HOME: `${dir}/cfg`, XDG_STATE_HOME: `${dir}/state` },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Answered initialize: the agent is up and its signal handlers are in place.
+    const writer = child.stdin.getWriter();
+    await writer.write(
+      new TextEncoder().encode(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: 1, clientCapabilities: {} },
+        }) + "\n",
+      ),
+    );
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes('"id":1')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    assert.match(seen, /"protocolVersion"/);
+    child.kill("SIGHUP");
+    const status = await child.status;
+    assert.deepEqual([status.code, status.signal], [0, null]);
+    await reader.cancel();
+    await child.stderr.cancel();
+    await writer.close().catch(() => {});
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -75,3 +75,75 @@ Deno.test("handshake resolves with session.started", async () => {
   assertEquals(started?.session_id, "s1");
   await client.close();
 });
+
+function started(req: Record<string, unknown>, id: string) {
+  return {
+    type: "session.started",
+    request_id: req.request_id,
+    session_id: id,
+    cwd: "/w",
+    model: "m",
+    context_max_tokens: 1000,
+    max_server_frame_bytes: 8388608,
+    max_transcript_bytes: 1000,
+    max_transcript_items: 10,
+    max_prompt_history_bytes: 100,
+    max_prompt_history_items: 10,
+  };
+}
+
+/** A server with no recorded session: every resume is `session_not_found`. */
+function nothingRecorded(seen: Record<string, unknown>[]) {
+  return clientWith((req) => {
+    seen.push(req);
+    if (req.type === "initialize") return initialized(req);
+    if (req.resume !== undefined) {
+      return {
+        type: "error",
+        request_id: req.request_id,
+        code: "session_not_found",
+        message: "No session is recorded for this workspace",
+        fatal: false,
+      };
+    }
+    return started(req, "fresh");
+  });
+}
+
+Deno.test("handshake asks for reasoning and turn notices in initialize", async () => {
+  const seen: Record<string, unknown>[] = [];
+  const client = nothingRecorded(seen);
+  await handshake(client, "/w", 1000);
+  assertEquals(seen[0]?.capabilities, { reasoning: true, notices: true });
+  await client.close();
+});
+
+Deno.test("scv -c with nothing recorded starts a new session and says so", async () => {
+  const seen: Record<string, unknown>[] = [];
+  const said: string[] = [];
+  const client = nothingRecorded(seen);
+  const s = await handshake(client, "/w", 1000, { kind: "resume", resume: "last" }, (t) => {
+    said.push(t);
+  });
+  assertEquals(s?.session_id, "fresh");
+  assertEquals(seen.map((r) => r.resume), [undefined, "last", undefined]);
+  assert(said[0]?.includes("a new one starts"), said.join("|"));
+  await client.close();
+});
+
+Deno.test("scv --resume with an unknown id fails with the server's words", async () => {
+  const client = nothingRecorded([]);
+  const e = await assertRejects(() =>
+    handshake(client, "/w", 1000, { kind: "resume", resume: "nope" })
+  );
+  assert(e.message.includes("session_not_found"), e.message);
+  await client.close();
+});
+
+Deno.test("the picker's handshake only initializes: no session is started", async () => {
+  const seen: Record<string, unknown>[] = [];
+  const client = nothingRecorded(seen);
+  assertEquals(await handshake(client, "/w", 1000, { kind: "pick" }), undefined);
+  assertEquals(seen.map((r) => r.type), ["initialize"]);
+  await client.close();
+});

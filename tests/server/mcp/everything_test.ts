@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import { MockOpenAI, type MockScript, text, toolCalls } from "../../support/mock_openai.ts";
 import { type Ev, type ServerProcess, withServer } from "../../support/server_process.ts";
-import { MCP_SERVER_FLAGS, peerBin, startEverythingHttp } from "../../support/mcp_peers.ts";
+import {
+  alive,
+  eventually,
+  MCP_SERVER_FLAGS,
+  peerBin,
+  startEverythingHttp,
+} from "../../support/mcp_peers.ts";
+import { processesWith } from "../../support/probes.ts";
 
 /** Runs `fn` with scv serving `mcp_servers` and a mock provider playing `script`. */
 async function withMcp(
@@ -234,4 +241,61 @@ Deno.test("server-filesystem lists the workspace, and a path outside its roots i
   } finally {
     await Deno.remove(ws, { recursive: true });
   }
+});
+
+Deno.test("a killed server-everything is restarted on the model's next call to it", async () => {
+  // An argument server-everything ignores marks its command line, to find its pid.
+  const marker = `scv-mcp-${crypto.randomUUID()}`;
+  const echo = (id: string) =>
+    toolCalls([{ id, name: "mcp__everything__echo", arguments: { message: id } }]);
+  await withMcp(
+    { everything: { command: peerBin("mcp-server-everything"), args: ["stdio", marker] } },
+    [echo("one"), text("1"), echo("two"), text("2")],
+    async (server) => {
+      const { sessionId } = await server.open();
+      const first = await server.startTurn(sessionId, "one");
+      await approveAll(server, sessionId, first.turn_id);
+      assert.equal(server.eventOf(first.turn_id, "tool.completed").output, "Echo: one");
+      const pids = (await processesWith(marker)).map((l) => Number(l.trim().split(/\s+/)[0]));
+      assert.ok(pids.length >= 1 && pids.every(alive), `server processes: ${pids}`);
+      for (const pid of pids) Deno.kill(pid, "SIGKILL");
+      assert.ok(await eventually(() => !pids.some(alive)));
+      const second = await server.startTurn(sessionId, "two");
+      await approveAll(server, sessionId, second.turn_id);
+      const done = server.eventOf(second.turn_id, "tool.completed");
+      assert.equal(done.success, true, done.output);
+      assert.equal(done.output, "Echo: two");
+      assert.match(server.stderr, /MCP server "everything" stopped; it was killed by SIGKILL/);
+    },
+  );
+});
+
+Deno.test("under on-risk a trusted server's read-only tool runs without asking, risk read", async () => {
+  await withMcp(
+    { everything: { ...everything(), trust: true } },
+    [
+      // toggle-simulated-logging is not annotated read-only, so it still asks.
+      toolCalls([
+        {
+          id: "ro",
+          name: "mcp__everything__trigger-long-running-operation",
+          arguments: { duration: 0.1, steps: 1 },
+        },
+        { id: "rw", name: "mcp__everything__toggle-simulated-logging", arguments: {} },
+      ]),
+      text("ok"),
+    ],
+    async (server) => {
+      const { sessionId } = await server.open();
+      const t = await server.startTurn(sessionId, "go");
+      await approveAll(server, sessionId, t.turn_id);
+      const asked = server.turnEvents(t.turn_id).filter((e) => e.type === "approval.requested");
+      assert.deepEqual(asked.map((e) => e.call_id), ["rw"]);
+      assert.equal(asked[0]!.risk, "process");
+      const ro = server.turnEvents(t.turn_id).find((e) =>
+        e.type === "tool.completed" && e.call_id === "ro"
+      );
+      assert.equal(ro?.success, true, ro?.output);
+    },
+  );
 });

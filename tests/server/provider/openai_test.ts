@@ -241,3 +241,38 @@ Deno.test("URL credentials in base_url never appear in an unreachable-provider m
   );
   assert(!e.message.includes("hunter2"));
 });
+
+Deno.test("a 503 whose error body never ends is still retried, after a bounded wait for the body", async () => {
+  const endless = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(enc.encode('{"error":{"message":"busy'));
+        },
+      }),
+      { status: 503 },
+    );
+  const ok = () => new Response(body(sse(text("ok"), stop)).stream);
+  const { fetch, seen } = scripted([endless, ok]);
+  const events = await collect(provider(fetch, { idleTimeoutMs: 60_000 }));
+  assertEquals(events.at(-1)!.type, "done");
+  assertEquals(seen.length, 2);
+});
+
+Deno.test("a final HTTP error whose body never ends shows what arrived", async () => {
+  const endless = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(enc.encode("upstream says no"));
+        },
+      }),
+      { status: 400 },
+    );
+  const { fetch } = scripted([endless]);
+  const e = await assertRejects(
+    () => collect(provider(fetch, { idleTimeoutMs: 60_000 })),
+    ProviderError,
+  );
+  assertEquals(e.message, "Provider returned HTTP 400: upstream says no");
+});

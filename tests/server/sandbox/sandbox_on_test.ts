@@ -196,3 +196,17 @@ sandboxTest(
     }
   },
 );
+
+sandboxTest(
+  "a TMPDIR the sandbox cannot write becomes its private /tmp, so mktemp works",
+  async () => {
+    await withBashServer(
+      'echo "$TMPDIR"; f=$(mktemp) && echo ok > "$f" && cat "$f"',
+      { env: { TMPDIR: "/var/tmp/scv-not-writable-inside" } },
+      ({ completed }) => {
+        assert.equal(completed.success, true, completed.output);
+        assert.equal(completed.output, "/tmp\nok\n");
+      },
+    );
+  },
+);

@@ -1,0 +1,194 @@
+/**
+ * Opening an ACP session on the agent core: a new one for `session/new`, or a recorded one
+ * reopened for `session/load` with the updates that replay its history. Both check the
+ * workspace and the client's MCP servers, start the MCP servers, and give the session its
+ * recorder when sessions are recorded.
+ *
+ * @module
+ */
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type McpServer,
+  RequestError,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import { type ApprovalPolicy, type Config, CONFIG_RULES } from "../config.ts";
+import type { ConnectionDeps } from "../connection.ts";
+import { errorText } from "../error_text.ts";
+import { McpHost } from "../mcp/host.ts";
+import { providerSecretEnv } from "../provider/secret_env.ts";
+import { Session } from "../session.ts";
+import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
+import type { SessionFile } from "../sessions/session_file.ts";
+import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { AcpSession } from "./acp_session.ts";
+import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
+import { planReplay } from "./replay.ts";
+import { workspaceDir } from "./workspace_dir.ts";
+
+/** What opening a session needs from the connection. */
+export interface OpenContext {
+  config: Config;
+  env: (name: string) => string | undefined;
+  log: (line: string) => void;
+  /** Where sessions are recorded; undefined: nowhere. */
+  store: SessionStore | undefined;
+  deps: ConnectionDeps;
+  /** The configured MCP servers, started with the first session. */
+  mcp: McpHost | undefined;
+  client: AgentContext;
+  capabilities: ClientCapabilities;
+}
+
+/** The approval summary of a recorded call, from the tools; undefined when unknown. */
+function summarizer(tools: ToolRegistry) {
+  return (name: string, raw: string): string | undefined => {
+    const tool = tools.get(name);
+    if (!tool) return undefined;
+    try {
+      const parsed = tool.schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw));
+      return parsed.success ? tool.summary(parsed.data) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function recorderFor(
+  cx: OpenContext,
+  store: SessionStore,
+  loaded?: { state: ReplayedSession; file: SessionFile },
+) {
+  return (view: RecordedSessionView) =>
+    new Recorder(view, {
+      store,
+      summarize: summarizer(cx.deps.tools),
+      log: cx.log,
+      ...(loaded
+        ? {
+          file: loaded.file,
+          resumed: {
+            createdAt: loaded.state.header.created_at,
+            turns: loaded.state.turns,
+            title: loaded.state.title,
+            toolMeta: loaded.state.toolMeta,
+          },
+        }
+        : {}),
+    });
+}
+
+/** The canonical workspace and the client's MCP servers started, or an invalid-params error. */
+async function prepare(cx: OpenContext, cwd: string, mcpServers: readonly McpServer[]) {
+  const dir = await workspaceDir(cwd);
+  if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
+  const requested = clientMcpServers(mcpServers, new Set(Object.keys(cx.config.mcp_servers)));
+  if (!requested.ok) throw RequestError.invalidParams(undefined, requested.message);
+  // The configured servers start with the first session; the client's with their session.
+  cx.mcp?.start(dir.path);
+  const mcp = McpHost.create({
+    servers: requested.servers,
+    env: coreOnlyEnv(cx.env),
+    secretEnv: providerSecretEnv(cx.config),
+    log: cx.log,
+  });
+  mcp?.start(dir.path);
+  return { cwd: dir.path, mcp };
+}
+
+/** A new session on `cwd` (`session/new`). */
+export async function newSession(
+  cx: OpenContext,
+  cwd: string,
+  mcpServers: readonly McpServer[],
+): Promise<AcpSession> {
+  const ready = await prepare(cx, cwd, mcpServers);
+  return new AcpSession({
+    session: new Session(ready.cwd),
+    config: cx.config,
+    deps: cx.deps,
+    client: cx.client,
+    capabilities: cx.capabilities,
+    log: cx.log,
+    mcp: ready.mcp,
+    ...(cx.store ? { recorder: recorderFor(cx, cx.store) } : {}),
+  });
+}
+
+/** The bytes of one text in a replayed update: a head, well inside a frame. */
+function replayTextBytes(config: Config): number {
+  return Math.min(16 * 1024, Math.max(256, Math.floor((config.max_server_frame_bytes - 1024) / 6)));
+}
+
+/**
+ * A recorded session of `cwd` reopened (`session/load`), with the updates that replay its
+ * history; errors are JSON-RPC errors (`-32002` for an unknown id).
+ */
+export async function loadSession(
+  cx: OpenContext,
+  cwd: string,
+  mcpServers: readonly McpServer[],
+  sessionId: string,
+): Promise<{ session: AcpSession; replay: SessionUpdate[] }> {
+  const store = cx.store;
+  if (!store) {
+    throw RequestError.invalidRequest(
+      undefined,
+      "sessions are not recorded here, so none can be loaded",
+    );
+  }
+  const dir = await workspaceDir(cwd);
+  if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
+  let recorded;
+  try {
+    recorded = await store.load(sessionId, dir.path);
+  } catch (e) {
+    if (e instanceof SessionLookupError && e.code === "session_not_found") {
+      throw new RequestError(-32002, `Resource not found: ${e.message}`, { sessionId });
+    }
+    if (e instanceof SessionLookupError) throw RequestError.invalidParams({ sessionId }, e.message);
+    throw RequestError.internalError(undefined, `cannot load the session: ${errorText(e)}`);
+  }
+  let ready;
+  try {
+    ready = await prepare(cx, cwd, mcpServers);
+  } catch (e) {
+    recorded.file.close();
+    throw e;
+  }
+  const { state } = recorded;
+  const core = new Session(ready.cwd, { id: state.header.session_id, lastSeq: state.seq });
+  core.history = state.history;
+  core.usage = { ...state.usage };
+  core.compactedMessages = state.compacted;
+  // A policy this build does not know (recorded by a newer one) falls back to the config's.
+  const policy = state.configured && CONFIG_RULES.approval_policy.valid(state.approvalPolicy)
+    ? state.approvalPolicy as ApprovalPolicy
+    : undefined;
+  const session = new AcpSession({
+    session: core,
+    config: cx.config,
+    deps: cx.deps,
+    client: cx.client,
+    capabilities: cx.capabilities,
+    log: cx.log,
+    mcp: ready.mcp,
+    recorder: recorderFor(cx, store, recorded),
+    ...(policy ? { policy } : {}),
+  });
+  // A crash may have cut a tool call off before its result: answer it, and record that.
+  if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
+  if (state.badLines > 0) {
+    cx.log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
+  }
+  const { updates } = planReplay(core.history, state.toolMeta, {
+    cwd: core.cwd,
+    maxUpdates: cx.config.max_transcript_items,
+    maxBytes: cx.config.max_transcript_bytes,
+    maxTextBytes: replayTextBytes(cx.config),
+  });
+  return { session, replay: updates };
+}
