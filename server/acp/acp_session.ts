@@ -221,20 +221,19 @@ export class AcpSession {
    */
   async close(graceMs: number): Promise<void> {
     const active = this.#active;
-    if (!active) {
-      this.#recorder?.close();
-      await this.#o.mcp?.close();
-      return;
-    }
     this.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      active.done.catch(() => {}),
-      new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+    // The client's MCP servers stop meanwhile: a call cut off in one ends cancelled anyway.
+    await Promise.all([
+      active && Promise.race([
+        active.done.catch(() => {}),
+        new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+      ]),
+      this.#o.mcp?.close(),
     ]);
     clearTimeout(timer);
+    // After the turn, so its end is flushed first.
     this.#recorder?.close();
-    await this.#o.mcp?.close();
   }
 
   /** Sends one update of this session, outside a turn too (the replay of `session/load`). */
