@@ -149,6 +149,8 @@ export class McpServer {
   #stopped = false;
   #toolsChanged = false;
   #overflow: string | undefined;
+  /** Values read for `${VAR}` references: often credentials, never in a message. */
+  #secrets = new Set<string>();
 
   /** Prepares the server; nothing runs until {@link start}. */
   constructor(name: string, config: McpServerConfig) {
@@ -222,16 +224,28 @@ export class McpServer {
   #makeTransport(ctx: StartContext): StdioTransport | StreamableHTTPClientTransport {
     const c = this.config;
     this.#overflow = undefined;
+    // What `${VAR}` expands to is kept out of every message (a token in a URL's query, say).
+    const env = (name: string) => {
+      const value = ctx.env(name);
+      if (value !== undefined && value.length >= 4) this.#secrets.add(value);
+      return value;
+    };
     if (isStdio(c)) {
-      const env = serverEnv(expandMap(c.env, ctx.env, "env"), ctx.env, ctx.envNames, ctx.secretEnv);
-      return new StdioTransport({ command: c.command, args: c.args, env, cwd: c.cwd ?? ctx.cwd });
+      const expanded = expandMap(c.env, env, "env");
+      const childEnv = serverEnv(expanded, ctx.env, ctx.envNames, ctx.secretEnv);
+      return new StdioTransport({
+        command: c.command,
+        args: c.args,
+        env: childEnv,
+        cwd: c.cwd ?? ctx.cwd,
+      });
     }
-    const url = expandReferences(c.url, ctx.env, "url");
+    const url = expandReferences(c.url, env, "url");
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       throw new RangeError(`url is not an absolute http(s) URL once its variables are set`);
     }
     return new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: expandMap(c.headers, ctx.env, "headers") },
+      requestInit: { headers: expandMap(c.headers, env, "headers") },
       fetch: boundedFetch({
         maxBytes: MAX_MESSAGE_BYTES,
         onOverflow: (message) => {
@@ -340,7 +354,7 @@ export class McpServer {
     }
     const client = this.#client;
     if (this.status !== "ready" || !client) {
-      throw new McpCallError(
+      throw this.#callError(
         this.error ?? `MCP server "${this.name}" is not running`,
       );
     }
@@ -355,21 +369,25 @@ export class McpServer {
       await this.#exitedSoon();
       if (this.#exited() && !this.#crashed) this.#crash();
       if (this.#crashed || (this.status as McpStatus) === "failed") {
-        throw new McpCallError(this.error ?? `MCP server "${this.name}" stopped during the call`);
+        throw this.#callError(this.error ?? `MCP server "${this.name}" stopped during the call`);
       }
       if (/timed out/i.test(errorText(e))) {
-        throw new McpCallError(
+        throw this.#callError(
           `MCP server "${this.name}" did not answer the ${
             JSON.stringify(tool)
           } call within ${timeoutMs} ms`,
         );
       }
-      throw new McpCallError(
+      throw this.#callError(
         `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
           clip(causeChain(e), 1000)
         }`,
       );
     }
+  }
+
+  #callError(message: string): McpCallError {
+    return new McpCallError(this.#redact(message));
   }
 
   /** The transport closed: expected while stopping, a crash otherwise. */
@@ -410,6 +428,12 @@ export class McpServer {
     clearTimeout(timer);
   }
 
+  /** `text` with every value a `${VAR}` reference expanded to replaced by `[redacted]`. */
+  #redact(text: string): string {
+    for (const secret of this.#secrets) text = text.replaceAll(secret, "[redacted]");
+    return text;
+  }
+
   /** `MCP server "x" <what>`, with its exit, junk on stdout and stderr tail when known. */
   #describe(what: string): string {
     let text = `MCP server "${this.name}" ${what}`;
@@ -430,7 +454,7 @@ export class McpServer {
       const tail = t.stderr.text();
       if (tail) text += `; stderr: ${tail}`;
     }
-    return text;
+    return this.#redact(text);
   }
 
   async #closeTransport(): Promise<void> {

@@ -105,6 +105,8 @@ export class OpenAIProvider implements Provider {
           if (withTools && refusesTools(e)) {
             withTools = false;
             refusedTools = clip(e.message, MAX_DETAIL_CHARS);
+            // Bounded: a client may name any number of models (session.configure).
+            if (this.#noTools.size >= MAX_REMEMBERED_MODELS) this.#noTools.clear();
             this.#noTools.set(request.model, refusedTools);
             continue;
           }
@@ -170,6 +172,9 @@ export class OpenAIProvider implements Provider {
     });
   }
 }
+
+/** Models remembered as refusing tools, at most. */
+const MAX_REMEMBERED_MODELS = 64;
 
 /** Finish reasons that mean the answer is not whole, and how to say so. */
 export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({

@@ -136,7 +136,7 @@ export const EVENT_HANDLERS: EventTable = {
   "session.started": {
     scope: "connection",
     apply(state, event) {
-      const previous = state.session?.id;
+      const previous = state.session && { info: state.session, lastSeq: state.lastSeq };
       state.session = {
         id: event.session_id,
         cwd: event.cwd,

@@ -279,6 +279,11 @@ export interface ClientState {
   readMention: MentionReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
+  /**
+   * Sessions this connection opened and left for another (/new, /resume): still open on the
+   * server, so going back to one is a switch, not a resume. Oldest first, bounded.
+   */
+  otherSessions: Map<string, { info: SessionInfo; lastSeq: number }>;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -388,6 +393,7 @@ export function createState(options: CreateStateOptions): ClientState {
     completionPending: false,
     readMention: options.readMention,
     reasoning: emptyReasoning(),
+    otherSessions: new Map(),
   };
 }
 

@@ -7,7 +7,13 @@
  */
 import type { ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
 import { formatTokens } from "./format.ts";
-import { type ClientState, type Effect, requestId, type SessionPicker } from "./model.ts";
+import {
+  type ClientState,
+  type Effect,
+  requestId,
+  type SessionInfo,
+  type SessionPicker,
+} from "./model.ts";
 import { finishItem, notice } from "./transcript.ts";
 
 /** How many recorded sessions the picker asks for. */
@@ -105,6 +111,7 @@ export function choosePicked(state: ClientState): Effect[] {
     notice(state, "info", "That is the session already open");
     return [];
   }
+  if (state.otherSessions.has(chosen.session_id)) return switchBack(state, chosen.session_id);
   return startSession(state, chosen.session_id);
 }
 
@@ -143,7 +150,7 @@ export function applySessionList(
 export function sessionSwitched(
   state: ClientState,
   event: ServerEventOf<"session.started">,
-  previous: string | undefined,
+  previous: { info: SessionInfo; lastSeq: number } | undefined,
 ): Effect[] {
   const effects: Effect[] = [];
   const ours = state.pending.start?.requestId === event.request_id;
@@ -153,24 +160,60 @@ export function sessionSwitched(
       state.hint = undefined;
     }
   }
-  if (previous !== undefined && previous !== event.session_id) {
-    state.transcript = [];
-    state.transcriptBytes = 0;
-    state.contextTokens = undefined;
-    state.queued = [];
-    state.allowRules = [];
-    state.pending = {};
-    effects.push({ kind: "clear-screen" });
+  if (previous !== undefined && previous.info.id !== event.session_id) {
+    keepOpen(state, previous);
+    effects.push(...freshScreen(state));
     if (!event.resumed) notice(state, "info", `New session ${event.session_id}`);
   }
-  if (event.resumed) {
-    const id = requestId(state);
-    state.pending.history = id;
-    effects.push({
-      kind: "send",
-      message: { type: "session.history", request_id: id, session_id: event.session_id },
-    });
+  if (event.resumed) effects.push(askHistory(state, event.session_id));
+  return effects;
+}
+
+/** Most sessions left open on this connection that the TUI remembers. */
+export const MAX_OTHER_SESSIONS = 32;
+
+/** Remembers a session left for another, still open on this connection. */
+function keepOpen(state: ClientState, s: { info: SessionInfo; lastSeq: number }): void {
+  state.otherSessions.delete(s.info.id);
+  state.otherSessions.set(s.info.id, s);
+  if (state.otherSessions.size > MAX_OTHER_SESSIONS) {
+    state.otherSessions.delete(state.otherSessions.keys().next().value!);
   }
+}
+
+/** A new session's screen: an empty transcript (the old one stays in scrollback). */
+function freshScreen(state: ClientState): Effect[] {
+  state.transcript = [];
+  state.transcriptBytes = 0;
+  state.contextTokens = undefined;
+  state.queued = [];
+  state.allowRules = [];
+  state.pending = {};
+  return [{ kind: "clear-screen" }];
+}
+
+function askHistory(state: ClientState, sessionId: string): Effect {
+  const id = requestId(state);
+  state.pending.history = id;
+  return {
+    kind: "send",
+    message: { type: "session.history", request_id: id, session_id: sessionId },
+  };
+}
+
+/**
+ * Goes back to a session this connection still holds open: no resume (the server would refuse
+ * one), just the switch and its transcript from `session.history`.
+ */
+function switchBack(state: ClientState, id: string): Effect[] {
+  const back = state.otherSessions.get(id)!;
+  state.otherSessions.delete(id);
+  if (state.session) keepOpen(state, { info: state.session, lastSeq: state.lastSeq });
+  const effects = freshScreen(state);
+  state.session = back.info;
+  state.lastSeq = back.lastSeq;
+  state.model = back.info.model;
+  effects.push(askHistory(state, id));
   return effects;
 }
 

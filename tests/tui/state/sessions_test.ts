@@ -281,3 +281,41 @@ Deno.test("a long model list is bounded and counts the rest", () => {
   assertEquals(text.split("\n").length, 1 + 50 + 1);
   assert(text.endsWith("… 1 more"), text);
 });
+
+Deno.test("/resume of a session this connection left with /new switches back without a resume", () => {
+  const s = readyState();
+  s.lastSeq = 4;
+  const [start] = enter(s, "/new");
+  applyEvent(s, {
+    ...(sessionStarted() as Extract<ServerEvent, { type: "session.started" }>),
+    request_id: start!.request_id!,
+    session_id: "s2",
+  });
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "the new one"), { ...summary("1", "the first one"), session_id: "s1" }],
+  });
+  applyKey(s, key("down"));
+  const fx = applyKey(s, key("enter"));
+  const [ask] = sent(fx);
+  assert(ask?.type === "session.history" && ask.session_id === "s1", JSON.stringify(ask));
+  assert(fx.some((f) => f.kind === "clear-screen"));
+  assertEquals(s.session?.id, "s1");
+  assertEquals(s.lastSeq, 4, "its seq goes on where it was");
+  assert(s.otherSessions.has("s2"), "the one left is remembered in turn");
+});
+
+Deno.test("the sessions left open are remembered up to MAX_OTHER_SESSIONS, the oldest forgotten", async () => {
+  const { MAX_OTHER_SESSIONS } = await import("../../../tui/state/sessions.ts");
+  const s = readyState();
+  for (let i = 0; i <= MAX_OTHER_SESSIONS; i++) {
+    applyEvent(s, {
+      ...(sessionStarted() as Extract<ServerEvent, { type: "session.started" }>),
+      session_id: `n${i}`,
+    });
+  }
+  assertEquals(s.otherSessions.size, MAX_OTHER_SESSIONS);
+  assert(!s.otherSessions.has("s1") && s.otherSessions.has("n0"));
+});
