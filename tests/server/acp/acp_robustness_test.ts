@@ -260,3 +260,22 @@ Deno.test("acp: a delta too large for max_server_frame_bytes stops the prompt wi
     for (const line of agent.lines) assert(new TextEncoder().encode(line).length <= 4096);
   });
 });
+
+Deno.test("acp: EOF while a permission is pending ends the turn and the agent", async () => {
+  const script = [toolCalls([{ id: "b1", name: "bash", arguments: { command: "touch x" } }])];
+  // The client never answers.
+  const permission = (_: unknown, signal: AbortSignal) =>
+    new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason))
+    );
+  await withAgent(script, { permission }, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const { sessionId } = await agent.newSession(ws);
+    const answer = agent.prompt(sessionId, "touch").catch(() => undefined);
+    await agent.until(() => agent.permissionRequests.length === 1);
+    assertEquals((await agent.close()).code, 0);
+    await answer;
+    assertEquals(await Deno.stat(`${ws}/x`).then(() => true, () => false), false);
+  });
+});
