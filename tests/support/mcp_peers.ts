@@ -52,14 +52,19 @@ export function freePort(): number {
   return port;
 }
 
-/** Whether a process of that pid exists (and is not a zombie). */
+/**
+ * Whether a process of that pid exists (and is not a zombie). Asks `ps`: reading `/proc/PID/*`
+ * needs `--allow-all` in Deno, which `deno task test` does not grant.
+ */
 export function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  const out = new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", String(pid)],
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  const stat = new TextDecoder().decode(out.stdout).trim();
+  return out.success && stat !== "" && !stat.startsWith("Z");
 }
 
 /** Waits until `check` holds, polling, at most `timeoutMs`; false when it never did. */
