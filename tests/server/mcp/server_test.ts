@@ -13,6 +13,7 @@ import {
   freePort,
   MCP_SERVER_FLAGS,
   scriptServer,
+  stopScv,
 } from "../../support/mcp_peers.ts";
 
 /** Starts scv (never approving: policy `never`) with these servers and a scripted model. */
@@ -35,7 +36,7 @@ async function start(
     server,
     mock,
     done: async () => {
-      await server.kill();
+      await stopScv(server);
       await mock.close();
     },
   };
@@ -412,7 +413,7 @@ Deno.test("a stdio server scv may not run (--allow-run=bash) fails naming the fl
     assert.equal(s.s!.status, "failed");
     assert.match(s.s!.error, /scv may not run it \(grant it with --allow-run\)/);
   } finally {
-    await server.kill();
+    await stopScv(server);
     await mock.close();
   }
 });
