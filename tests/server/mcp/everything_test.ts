@@ -268,12 +268,15 @@ Deno.test("a killed server-everything is restarted on the model's next call to i
       assert.ok(pids.length >= 1 && pids.every(alive), `server processes: ${pids}`);
       for (const pid of pids) Deno.kill(pid, "SIGKILL");
       assert.ok(await eventually(() => !pids.some(alive)));
+      // scv has seen the crash once it says so (a call racing the crash fails with it).
+      assert.ok(await eventually(() => /MCP server "everything" stopped/.test(server.stderr)));
       const second = await server.startTurn(sessionId, "two");
       await approveAll(server, sessionId, second.turn_id);
       const done = server.eventOf(second.turn_id, "tool.completed");
       assert.equal(done.success, true, done.output);
       assert.equal(done.output, "Echo: two");
       assert.match(server.stderr, /MCP server "everything" stopped; it was killed by SIGKILL/);
+      assert.match(server.stderr, /MCP server "everything" stopped; restarting it \(once\)/);
     },
   );
 });

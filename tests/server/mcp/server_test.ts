@@ -291,6 +291,8 @@ Deno.test("a killed MCP server is restarted once on its next call, then its tool
     assert.ok(alive(pid1), "the server runs");
     Deno.kill(pid1, "SIGKILL");
     assert.ok(await eventually(() => !alive(pid1)));
+    // scv has seen the crash once it says so (a call racing the crash fails with it).
+    assert.ok(await eventually(() => /MCP server "s" stopped; it was killed/.test(server.stderr)));
     const second = await server.runTurn(sessionId, "pid again");
     const r2 = completedOf(server, second.t.turn_id)[0]!;
     assert.equal(r2.success, true, r2.output);
@@ -298,6 +300,10 @@ Deno.test("a killed MCP server is restarted once on its next call, then its tool
     assert.notEqual(pid2, pid1);
     Deno.kill(pid2, "SIGKILL");
     assert.ok(await eventually(() => !alive(pid2)));
+    assert.ok(
+      await eventually(() => /already restarted once/.test(server.stderr)),
+      server.stderr,
+    );
     const third = await server.runTurn(sessionId, "pid once more");
     const r3 = completedOf(server, third.t.turn_id)[0]!;
     assert.equal(r3.success, false);
