@@ -5,6 +5,7 @@
  * @module
  */
 import { SERVER_FLAGS } from "./server_process.ts";
+import { aliveNow } from "./probes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = `${ROOT}.ci/npm/node_modules/.bin/`;
@@ -52,19 +53,9 @@ export function freePort(): number {
   return port;
 }
 
-/**
- * Whether a process of that pid exists (and is not a zombie). Asks `ps`: reading `/proc/PID/*`
- * needs `--allow-all` in Deno, which `deno task test` does not grant.
- */
+/** Whether a process of that pid exists (and is not a zombie): see {@link aliveNow}. */
 export function alive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  const out = new Deno.Command("ps", {
-    args: ["-o", "stat=", "-p", String(pid)],
-    stdout: "piped",
-    stderr: "null",
-  }).outputSync();
-  const stat = new TextDecoder().decode(out.stdout).trim();
-  return out.success && stat !== "" && !stat.startsWith("Z");
+  return aliveNow(pid);
 }
 
 /** Waits until `check` holds, polling, at most `timeoutMs`; false when it never did. */
