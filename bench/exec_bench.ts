@@ -21,8 +21,6 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
 const FLAGS = [
   "--no-prompt",
-  // As `deno task exec` runs it (a 2 MB young generation, see README "Performance").
-  "--v8-flags=--max-semi-space-size=2",
   "--allow-read",
   "--allow-write",
   "--allow-env",
@@ -279,9 +277,19 @@ if (denoDir) env.DENO_DIR = denoDir;
 const beforeDir = Deno.env.get("SCV_BEFORE_CHECKOUT");
 const mains: Array<[string, string]> = [["scv", MAIN]];
 if (beforeDir) mains.push(["scv (before)", `${beforeDir.replace(/\/$/, "")}/main.ts`]);
+/** The `--v8-flags` of a checkout's own `deno task exec`, so each runs as its users run it. */
+async function v8Flags(main: string): Promise<string[]> {
+  try {
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", `file://${main}`)));
+    return String(config.tasks?.exec ?? "").match(/--v8-flags=\S+/g) ?? [];
+  } catch {
+    return [];
+  }
+}
+const mainFlags = await Promise.all(mains.map(([, main]) => v8Flags(main)));
 const scvRuns = (args: string[]) =>
-  mains.map(([, main]) => () =>
-    timeCommand(Deno.execPath(), ["run", ...FLAGS, main, ...args], env, work)
+  mains.map(([, main], k) => () =>
+    timeCommand(Deno.execPath(), ["run", ...FLAGS, ...mainFlags[k]!, main, ...args], env, work)
   );
 // Warm-up: the first run of a checkout fills Deno's code cache.
 for (const fn of scvRuns(["exec", "--config", config, "hi"])) await fn();
@@ -357,6 +365,9 @@ for (const [label, s, args, codexPrompt, extra] of scenarios) {
 if (!codex) rows.push("| codex | not installed: skipped | | |");
 
 console.log(`medians of ${RUNS} runs on ${Deno.build.target}`);
+mains.forEach(([name, main], k) =>
+  console.log(`${name}: ${main} ${mainFlags[k]!.join(" ") || "(no V8 flags)"}`)
+);
 console.log("| run | wall | first stdout byte | peak RSS |");
 console.log("| --- | --- | --- | --- |");
 for (const r of rows) console.log(r);

@@ -187,7 +187,10 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   );
   await connection.closed;
   // EOF (or a broken output): every turn is cancelled, and the agent ends within the grace.
-  await Promise.all([...sessions.values()].map((s) => s.close(ACP_GRACE_MS)));
-  await mcp?.close();
+  // The MCP servers stop meanwhile: a turn cut off in a call to one ends cancelled anyway.
+  await Promise.all([
+    ...[...sessions.values()].map((s) => s.close(ACP_GRACE_MS)),
+    mcp?.close(),
+  ]);
   return 0;
 }
