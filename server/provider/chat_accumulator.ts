@@ -5,7 +5,8 @@
  * - tool calls with `index` (OpenAI), without it (Gemini: a new `id` starts a new call, no `id`
  *   continues the last), and names resent whole on every delta (NVIDIA NIM, some proxies);
  * - reasoning as `reasoning_content` (DeepSeek, vLLM, llama.cpp; kept for tool-call messages,
- *   which DeepSeek requires back) or `reasoning` (Ollama, OpenRouter, Groq; not sent back);
+ *   which DeepSeek requires back), `reasoning` (Ollama, OpenRouter, Groq; not sent back), or
+ *   inline as `<think>...</think>` at the start of the content (R1-style models, no parser);
  * - Gemini's `extra_content` thought signatures on tool calls, kept to be sent back;
  * - usage at the top level or under `x_groq.usage` (Groq);
  * - errors mid-stream as `{"error": ...}` or `{"object": "error", "message": ...}` (older vLLM).
@@ -15,6 +16,7 @@
 import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
+import { type ThinkPiece, ThinkSplitter } from "./think_tags.ts";
 import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
 import {
@@ -66,6 +68,8 @@ export class ChatAccumulator {
   /** Reasoning came as `reasoning_content`: the field DeepSeek wants back. */
   #reasoningContent = false;
   #calls: CallSlot[] = [];
+  /** Reasoning inline as `<think>...</think>` at the start of the content. */
+  #think = new ThinkSplitter();
   #byIndex = new Map<number, number>();
   #finishReason: string | undefined;
 
@@ -117,14 +121,25 @@ export class ChatAccumulator {
     let content = delta.content;
     if (Array.isArray(content)) content = this.#parts(content, out);
     if (typeof content === "string" && content.length > 0) {
-      this.#caps.text(content);
-      this.#text += content;
-      out.push({ type: "text", text: content });
+      this.#content(this.#think.push(content), out);
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const tc of delta.tool_calls) {
         if (tc && typeof tc === "object") this.#toolDelta(tc as Record<string, unknown>);
       }
+    }
+  }
+
+  /** Content after `<think>` splitting: text is the answer, the rest reasoning. */
+  #content(pieces: ThinkPiece[], out: ProviderEvent[]): void {
+    for (const p of pieces) {
+      if (p.kind === "reasoning") {
+        this.#addReasoning(p.text, out);
+        continue;
+      }
+      this.#caps.text(p.text);
+      this.#text += p.text;
+      out.push({ type: "text", text: p.text });
     }
   }
 
@@ -212,6 +227,7 @@ export class ChatAccumulator {
   /** Ends the response: every tool call, in order, then `done`. */
   finish(): ProviderEvent[] {
     const out: ProviderEvent[] = [];
+    this.#content(this.#think.end(), out);
     const seen = new Set<string>();
     const calls: ChatToolCall[] = this.#calls.map((c, i) => {
       // Ids pair each result with its call, so a missing or repeated one is made unique.

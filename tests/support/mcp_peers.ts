@@ -5,6 +5,7 @@
  * @module
  */
 import { SERVER_FLAGS } from "./server_process.ts";
+import { aliveNow } from "./probes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = `${ROOT}.ci/npm/node_modules/.bin/`;
@@ -52,14 +53,9 @@ export function freePort(): number {
   return port;
 }
 
-/** Whether a process of that pid exists (and is not a zombie). */
+/** Whether a process of that pid exists (and is not a zombie): see {@link aliveNow}. */
 export function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
+  return aliveNow(pid);
 }
 
 /** Waits until `check` holds, polling, at most `timeoutMs`; false when it never did. */

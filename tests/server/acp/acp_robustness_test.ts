@@ -7,6 +7,7 @@ import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { AcpProcess, type AcpStartOptions } from "../../support/acp_process.ts";
 import type { MockScript } from "../../support/mock_openai.ts";
 import { RequestError } from "@agentclientprotocol/sdk";
+import { pidsRunning } from "../../support/probes.ts";
 
 async function withAgent(
   script: MockScript,
@@ -211,23 +212,6 @@ Deno.test("acp: set_mode to never runs a write without asking; an unknown mode g
     assertEquals(await Deno.readTextFile(`${ws}/m.txt`), "m");
   });
 });
-
-/** Host pids whose command line is exactly `args` (the sandbox's PID namespace aside). */
-function pidsRunning(args: string[]): number[] {
-  const want = args.join("\u0000") + "\u0000";
-  const pids: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
-      const state = Deno.readTextFileSync(`/proc/${e.name}/stat`).replace(/^\d+ \(.*\) /, "");
-      if (cmdline === want && !state.startsWith("Z")) pids.push(Number(e.name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 Deno.test("acp: EOF during a running command ends the turn, the command and the agent", async () => {
   // A unique duration marks this test's process among all others on the machine.

@@ -321,3 +321,17 @@ Deno.test("any sequence of JSON chunks either assembles or fails with a Provider
     { numRuns: 1000 },
   );
 });
+
+Deno.test("an inline <think> block streams as reasoning and never reaches the answer", () => {
+  const events = run([
+    delta({ content: "<think>plan it" }),
+    delta({ content: "</think>\n\nDone." }, "stop"),
+  ]);
+  assertEquals(
+    events.filter((e) => e.type === "reasoning").map((e) => e.type === "reasoning" && e.text).join(
+      "",
+    ),
+    "plan it",
+  );
+  assertEquals(done(events).message, { role: "assistant", content: "Done." });
+});
