@@ -204,9 +204,10 @@ function refusesField(e: HttpStatusError, field: string): boolean {
 }
 
 /**
- * A refusal of `tools` itself, as llama.cpp ("tools param requires --jinja flag"), Ollama
- * ("... does not support tools") and vLLM ("auto" tool choice requires
- * --enable-auto-tool-choice) word it.
+ * A refusal of `tools` itself, as llama.cpp ("tools param requires --jinja flag", older builds
+ * "Cannot use tools with stream"), Ollama ("... does not support tools"), vLLM ("auto" tool
+ * choice requires --enable-auto-tool-choice) and OpenRouter ("No endpoints found that support
+ * tool use") word it.
  */
 function refusesTools(e: HttpStatusError): boolean {
   if (e.status < 400 || e.status === 401 || e.status === 403 || e.status === 429) return false;
@@ -215,4 +216,4 @@ function refusesTools(e: HttpStatusError): boolean {
 
 /** How servers word "this model or server cannot take tools". */
 const TOOLS_REFUSAL =
-  /does not support tools|tools? (?:param |parameter )?requires|tool choice requires|tool_choice.*(?:requires|not supported)|(?:tools?|function calling) (?:is |are )?not (?:supported|enabled|available)/i;
+  /does not support tools|support tool use|cannot use tools with stream|tools? (?:param |parameter )?requires|tool choice requires|tool_choice.*(?:requires|not supported)|(?:tools?|function calling) (?:is |are )?not (?:supported|enabled|available)/i;

@@ -360,8 +360,11 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   }
   const key: KeyContext = { ev, exitWasArmed: wasArmed };
   if (ev.type === "paste") {
-    if (state.search) acceptSearch(state);
-    state.composer = ed.insert(state.composer, ev.text);
+    // A paste into the picker or a search is their text, on one line.
+    const line = ev.text.replace(/\s+/g, " ");
+    if (state.picker) editPickerFilter(state, line);
+    else if (state.search) editSearch(state, line);
+    else state.composer = ed.insert(state.composer, ev.text);
     return [];
   }
   if (ev.type === "text") return applyText(state, ev, key);

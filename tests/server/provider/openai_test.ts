@@ -322,3 +322,24 @@ Deno.test("the models remembered as refusing tools are bounded: past 64 the memo
     "m0 was forgotten once the bound was crossed",
   );
 });
+
+Deno.test("history data kept for other APIs never goes out on Chat Completions", async () => {
+  const { fetch, seen } = scripted([() => new Response(body(sse(text("ok"), stop)).stream)]);
+  await collect(provider(fetch), {
+    ...request(),
+    messages: [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "t1", type: "function", function: { name: "glob", arguments: "{}" } }],
+        provider_data: {
+          anthropic_thinking: [{ type: "thinking", thinking: "x", signature: "s" }],
+        },
+      },
+      { role: "tool", tool_call_id: "t1", content: "none" },
+    ],
+  });
+  const sent = (seen[0]!.json.messages as Array<Record<string, unknown>>)[1]!;
+  assertEquals(Object.keys(sent).sort(), ["content", "role", "tool_calls"]);
+});

@@ -319,3 +319,16 @@ Deno.test("the sessions left open are remembered up to MAX_OTHER_SESSIONS, the o
   assertEquals(s.otherSessions.size, MAX_OTHER_SESSIONS);
   assert(!s.otherSessions.has("s1") && s.otherSessions.has("n0"));
 });
+
+Deno.test("a paste while the picker is open filters it", () => {
+  const s = readyState();
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "add the parser"), summary("1", "fix the lexer")],
+  });
+  applyKey(s, { type: "paste", text: "lexer" });
+  assertEquals(s.picker?.filter, "lexer");
+  assertEquals(s.composer.text, "");
+});
