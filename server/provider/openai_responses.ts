@@ -12,7 +12,7 @@ import { clip } from "../error_text.ts";
 import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor } from "./redact.ts";
+import { Redactor, urlSecrets } from "./redact.ts";
 import { OPTIONAL_FIELDS, type OptionalField, responsesBody } from "./responses_request.ts";
 
 /** Models whose refusals are remembered, at most. */
@@ -42,7 +42,11 @@ export class OpenAIResponsesProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: ProviderOptions) {
     this.#o = options;
-    this.#redactor = new Redactor([options.apiKey, ...(options.secrets ?? [])]);
+    this.#redactor = new Redactor([
+      options.apiKey,
+      ...(options.secrets ?? []),
+      ...urlSecrets(options.baseUrl),
+    ]);
     const headers: Record<string, string> = {
       ...options.headers,
       "content-type": "application/json",

@@ -557,3 +557,25 @@ Deno.test("a server still starting when scv gets EOF is killed too", async () =>
     await Deno.remove(log);
   }
 });
+
+Deno.test("a client that asked for notices sees left-out tools as turn.notice in the first turn", async () => {
+  const { server, done } = await start({ bad: scriptServer("badschema") }, [text("ok")]);
+  try {
+    await server.send({
+      type: "initialize",
+      request_id: "i",
+      protocol_version: 1,
+      capabilities: { notices: true },
+    });
+    await server.nextOf("initialized");
+    await server.send({ type: "session.start", request_id: "s", cwd: server.tempDir });
+    const started = await server.nextOf("session.started");
+    const { t } = await server.runTurn(started.session_id, "go");
+    const notices = server.turnEvents(t.turn_id).filter((e) => e.type === "turn.notice");
+    assert.equal(notices.length, 3, JSON.stringify(notices));
+    assert.match(notices[0]!.message, /MCP server "bad": tool "string_schema" skipped/);
+    assert.deepEqual(server.schemaErrors, []);
+  } finally {
+    await done();
+  }
+});
