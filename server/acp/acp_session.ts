@@ -315,6 +315,18 @@ export class AcpSession {
   async #sink(event: TurnEvent, signal?: AbortSignal): Promise<void> {
     // Each completed step is recorded as the next event goes out.
     this.#recorder?.observe(event);
+    // ACP v1 has no update for these without a client capability scv does not use: logged.
+    if (event.type === "context.compacted") {
+      this.#o.log(
+        `scv-acp: session ${this.id}: context compacted, ${event.removed_messages} messages ` +
+          `removed (${event.before_tokens} -> ${event.after_tokens} tokens)`,
+      );
+    } else if (event.type === "session.trimmed") {
+      this.#o.log(
+        `scv-acp: session ${this.id}: history trimmed to max_history_bytes, ` +
+          `${event.removed_messages} messages removed (${event.history_bytes} bytes left)`,
+      );
+    }
     let change: FileChange | undefined;
     if (event.type === "tool.started") {
       const path = this.#mapper.changedFile(event.call_id);

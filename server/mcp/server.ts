@@ -344,45 +344,50 @@ export class McpServer {
     timeoutMs: number,
   ): Promise<Record<string, unknown>> {
     await this.ready(signal);
-    // The process may be gone before the transport noticed: that is a crash too.
-    if (this.status === "ready" && this.#exited()) this.#crash();
-    if (this.#crashed && !this.#restarted && this.#ctx) {
-      this.#restarted = true;
-      this.#crashed = false;
-      this.#ctx.notice(`MCP server "${this.name}" stopped; restarting it (once)`);
-      await raceSignal(this.start(this.#ctx), signal);
-    }
-    const client = this.#client;
-    if (this.status !== "ready" || !client) {
-      throw this.#callError(
-        this.error ?? `MCP server "${this.name}" is not running`,
-      );
-    }
-    try {
-      return await client.request(
-        { method: "tools/call", params: { name: tool, arguments: args } },
-        AnyResult,
-        { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs, resetTimeoutOnProgress: false },
-      );
-    } catch (e) {
-      if (signal.aborted) throw signal.reason;
-      await this.#exitedSoon();
-      if (this.#exited() && !this.#crashed) this.#crash();
-      if (this.#crashed || (this.status as McpStatus) === "failed") {
-        throw this.#callError(this.error ?? `MCP server "${this.name}" stopped during the call`);
+    for (let attempt = 0;; attempt++) {
+      // The process may be gone before the transport noticed: that is a crash too.
+      if (this.status === "ready" && this.#exited()) this.#crash();
+      if (this.#crashed && !this.#restarted && this.#ctx) {
+        this.#restarted = true;
+        this.#crashed = false;
+        this.#ctx.notice(`MCP server "${this.name}" stopped; restarting it (once)`);
+        await raceSignal(this.start(this.#ctx), signal);
       }
-      if (/timed out/i.test(errorText(e))) {
+      const client = this.#client;
+      const transport = this.#transport;
+      if (this.status !== "ready" || !client) {
+        throw this.#callError(this.error ?? `MCP server "${this.name}" is not running`);
+      }
+      try {
+        return await client.request(
+          { method: "tools/call", params: { name: tool, arguments: args } },
+          AnyResult,
+          { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs, resetTimeoutOnProgress: false },
+        );
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        await this.#exitedSoon();
+        if (this.#exited() && !this.#crashed) this.#crash();
+        // Died before the request could even be written (a kill just before the call): the
+        // server never saw it, so after the one restart it is sent again.
+        const unsent = transport instanceof StdioTransport && transport.writeFailed;
+        if (this.#crashed && unsent && !this.#restarted && attempt === 0) continue;
+        if (this.#crashed || (this.status as McpStatus) === "failed") {
+          throw this.#callError(this.error ?? `MCP server "${this.name}" stopped during the call`);
+        }
+        if (/timed out/i.test(errorText(e))) {
+          throw this.#callError(
+            `MCP server "${this.name}" did not answer the ${
+              JSON.stringify(tool)
+            } call within ${timeoutMs} ms`,
+          );
+        }
         throw this.#callError(
-          `MCP server "${this.name}" did not answer the ${
-            JSON.stringify(tool)
-          } call within ${timeoutMs} ms`,
+          `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
+            clip(causeChain(e), 1000)
+          }`,
         );
       }
-      throw this.#callError(
-        `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
-          clip(causeChain(e), 1000)
-        }`,
-      );
     }
   }
 

@@ -13,7 +13,7 @@ import { errorTextOf } from "./error_body.ts";
 import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor } from "./redact.ts";
+import { Redactor, urlSecrets } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
 import {
@@ -60,7 +60,11 @@ export class OpenAIProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: OpenAIProviderOptions) {
     this.#limits = options.limits ?? DEFAULT_RESPONSE_LIMITS;
-    this.#redactor = new Redactor([options.apiKey, ...(options.secrets ?? [])]);
+    this.#redactor = new Redactor([
+      options.apiKey,
+      ...(options.secrets ?? []),
+      ...urlSecrets(options.baseUrl),
+    ]);
     const headers: Record<string, string> = {
       ...options.headers,
       "content-type": "application/json",

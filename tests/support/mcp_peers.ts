@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { SERVER_FLAGS } from "./server_process.ts";
+import { SERVER_FLAGS, type ServerProcess } from "./server_process.ts";
 import { aliveNow } from "./probes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -113,4 +113,20 @@ export async function startEverythingHttp(): Promise<{ url: string; stop(): Prom
       await reader.cancel().catch(() => {});
     },
   };
+}
+
+/**
+ * Ends a test's scv the way a user's does (EOF), so that it stops its MCP servers, and kills it
+ * only if it has not exited within 10 s.
+ */
+export async function stopScv(server: ServerProcess): Promise<void> {
+  await server.closeStdin();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exited = await Promise.race([
+    server.child.status.then(() => true),
+    new Promise<boolean>((r) => timer = setTimeout(() => r(false), 10000)),
+  ]);
+  clearTimeout(timer);
+  if (!exited) await server.kill();
+  else await server.stop();
 }

@@ -263,3 +263,16 @@ Deno.test("acp: EOF while a permission is pending ends the turn and the agent", 
     assertEquals(await Deno.stat(`${ws}/x`).then(() => true, () => false), false);
   });
 });
+
+Deno.test("acp: trimming the history to max_history_bytes is said on stderr and the turn goes on", async () => {
+  await withAgent([text("first answer"), text("second answer")], {
+    config: { max_history_bytes: 700 },
+  }, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "a".repeat(300))).stopReason, "end_turn");
+    assertEquals((await agent.prompt(sessionId, "b".repeat(300))).stopReason, "end_turn");
+    await agent.until(() => agent.stderr.includes(`session ${sessionId}: history trimmed`));
+    assertMatch(agent.stderr, /messages removed \(\d+ bytes left\)/);
+  });
+});

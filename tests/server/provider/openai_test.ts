@@ -343,3 +343,21 @@ Deno.test("history data kept for other APIs never goes out on Chat Completions",
   const sent = (seen[0]!.json.messages as Array<Record<string, unknown>>)[1]!;
   assertEquals(Object.keys(sent).sort(), ["content", "role", "tool_calls"]);
 });
+
+Deno.test("a provider echoing the Basic authorization of base_url credentials has it redacted", async () => {
+  const f = ((_u: string | URL | Request, _init?: RequestInit) =>
+    Promise.resolve(
+      new Response(
+        JSON.stringify({
+          error: { message: `bad auth Basic ${btoa("alice:hunter2pw")} for alice:hunter2pw` },
+        }),
+        { status: 401 },
+      ),
+    )) as typeof fetch;
+  const p = provider(f, { baseUrl: "http://alice:hunter2pw@127.0.0.1:9/v1" });
+  const e = await assertRejects(() => collect(p), ProviderError);
+  assert(
+    !e.message.includes("hunter2pw") && !e.message.includes(btoa("alice:hunter2pw")),
+    e.message,
+  );
+});
