@@ -402,3 +402,33 @@ Deno.test("/model NAME of a listed model sets it without a warning", () => {
   const items = drainOutbox(s);
   assertEquals(items.map((i) => i.kind === "notice" && i.level), ["info"]);
 });
+
+Deno.test("Ctrl+C in the /resume picker clears its filter, then closes it, never arming the exit", () => {
+  const s = readyState();
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "fix the lexer"), summary("1", "fix CI")],
+  });
+  typeText(s, "zz");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker?.filter, "");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker, undefined);
+  assertEquals(s.exitArmed, false);
+  assertEquals(s.hint, undefined);
+});
+
+Deno.test("Ctrl+C twice on the startup picker exits, as it does anywhere idle", () => {
+  const s = fresh();
+  const [list] = sent(openPicker(s, true));
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("1", "fix CI")],
+  });
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.exitArmed, true);
+  assertEquals(applyKey(s, key("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
