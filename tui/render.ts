@@ -486,13 +486,20 @@ const PICKER_ROWS = 8;
 
 /**
  * The session picker's rows for `room` rows at most: its title, the filter, the sessions
- * around the highlighted one (date, turns, title) and a count; empty when it is closed.
+ * around the highlighted one (date, turns, title) and a count; empty when it is closed. When
+ * rows are short, the highlighted session stays: the filter line goes first (the count then
+ * names the filter), then the title, then the count.
  */
 export function pickerRows(state: ClientState, w: number, s: Style, room: number): string[] {
   const p = state.picker;
   if (!p || room <= 0) return [];
   const cw = Math.max(1, w - 2);
   const bar = (l: string) => s.cyan("│ ") + l;
+  const shown = shownSessions(p);
+  const need = shown.length > 0 ? 1 : 0;
+  const showFilter = room >= 3 + need;
+  const showHead = room >= 2 + need;
+  const showFoot = room >= 1 + need;
   const esc = p.startup ? "Esc new session" : "Esc cancel";
   const head = s.cyan("╭ ") +
     truncate(
@@ -502,19 +509,18 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
   const filter = bar(
     truncate(p.filter === "" ? s.gray("filter: (type)") : `filter: ${sanitize(p.filter)}`, cw),
   );
-  const shown = shownSessions(p);
   const total = p.sessions?.length ?? 0;
-  const foot = s.cyan("╰ ") + s.gray(truncate(
+  const filterNote = !showFilter && p.filter !== "" ? `filter: ${sanitize(p.filter)} · ` : "";
+  const foot = (showHead ? s.cyan("╰ ") : s.cyan("│ ")) + s.gray(truncate(
     p.sessions === undefined
       ? "loading the recorded sessions…"
-      : `${shown.length} of ${total} session${total === 1 ? "" : "s"}${
+      : `${filterNote}${shown.length} of ${total} session${total === 1 ? "" : "s"}${
         p.truncated ? " (the newest)" : ""
       }`,
     cw,
   ));
-  const fixed = [head, filter, foot];
-  if (room < fixed.length) return [head, foot].slice(0, room);
-  const n = Math.min(PICKER_ROWS, shown.length, room - fixed.length);
+  const fixed = Number(showHead) + Number(showFilter) + Number(showFoot);
+  const n = Math.max(0, Math.min(PICKER_ROWS, shown.length, room - fixed));
   const first = Math.min(Math.max(0, p.index - n + 1), Math.max(0, shown.length - n));
   const rows = shown.slice(first, first + n).map((x, i) => {
     const on = first + i === p.index;
@@ -527,7 +533,12 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
     );
     return bar(on ? s.inverse(line) : line);
   });
-  return [head, filter, ...rows, foot];
+  return [
+    ...(showHead ? [head] : []),
+    ...(showFilter ? [filter] : []),
+    ...rows,
+    ...(showFoot ? [foot] : []),
+  ];
 }
 
 /**
@@ -575,7 +586,9 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   const boxCore = box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [];
   const boxCoreRows = take(boxCore.length);
   const statusRows = take(1);
-  const picker = pickerRows(state, w, s, Math.max(0, room - 3));
+  // The composer's rules give way before the picker's highlighted row (typing goes to the
+  // picker's filter while it is open): title, filter, one session and its count need 4.
+  const picker = pickerRows(state, w, s, Math.max(Math.min(room, 4), room - 3));
   take(picker.length);
   const hintRows = take(hint.length);
   const summaryRows = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;

@@ -111,7 +111,22 @@ export class StdioTransport implements Transport {
     } catch (e) {
       const cmd = JSON.stringify(this.#o.command);
       if (e instanceof Deno.errors.NotFound) {
-        return Promise.reject(new Error(`cannot start ${cmd}: command not found`));
+        // Deno says NotFound for a missing working directory too.
+        let cwdMissing = false;
+        try {
+          cwdMissing = !Deno.statSync(this.#o.cwd).isDirectory;
+        } catch (s) {
+          cwdMissing = s instanceof Deno.errors.NotFound;
+        }
+        return Promise.reject(
+          new Error(
+            cwdMissing
+              ? `cannot start ${cmd}: its working directory ${
+                JSON.stringify(this.#o.cwd)
+              } is not a directory`
+              : `cannot start ${cmd}: command not found`,
+          ),
+        );
       }
       if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
         return Promise.reject(

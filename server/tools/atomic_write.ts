@@ -113,19 +113,37 @@ function writeInside(root: string, absolute: string, data: Uint8Array): void {
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
-    // A fixed-length name, so that a target name near the file system's limit still fits.
-    const temp = `.scv-${crypto.randomUUID()}.tmp`;
+    // Deno turns every relative path into `getcwd()` + the name before the system call, so a
+    // directory of `here` swapped for a symlink in that moment would still redirect a write by
+    // name. The file is therefore written inside a private directory of an unguessable name,
+    // entered and checked like the others: a path swapped afterwards leads where that name does
+    // not exist, and the call fails instead of landing outside. (The rename names the target
+    // through `here` again; only a swap between its two lookups in one system call is left.)
+    const privateName = `.scv-${crypto.randomUUID()}.d`;
+    const privateDir = path.join(here, privateName);
+    Deno.mkdirSync(privateName, { mode: 0o700 });
     try {
-      Deno.writeFileSync(temp, data, { createNew: true, mode: 0o644 });
-      if (mode !== undefined) Deno.chmodSync(temp, mode & 0o7777);
-      Deno.renameSync(temp, base);
-    } catch (err) {
-      try {
-        Deno.removeSync(temp);
-      } catch {
-        // Never created, or already renamed.
+      Deno.chdir(privateName);
+      const inside = Deno.cwd();
+      if (inside !== privateDir) {
+        // Made or entered through a swapped path: remove it where it really is.
+        try {
+          Deno.removeSync(inside);
+        } catch {
+          // Not empty or gone: it holds nothing of this call.
+        }
+        throw new OutsideWorkspaceError(inside, root);
       }
-      throw err;
+      Deno.writeFileSync("f", data, { createNew: true, mode: 0o644 });
+      if (mode !== undefined) Deno.chmodSync("f", mode & 0o7777);
+      Deno.renameSync("f", path.join(here, base));
+    } finally {
+      try {
+        Deno.removeSync(privateDir, { recursive: true });
+      } catch {
+        // Gone with its parent. (Made through a path swapped that moment, an empty directory
+        // may stay behind; no file is ever written into it.)
+      }
     }
   } finally {
     // Back where scv was; where scv may not know that, the workspace is a safe place to stay.

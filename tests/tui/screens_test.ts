@@ -3,9 +3,15 @@
  * history search, the sandbox and MCP servers in the status line, `/status` and `/mcp`, and the
  * approval box with its "always" choice.
  */
-import { assert } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import type { ServerEvent } from "../../protocol/schema.ts";
-import { createRenderCache, renderItem, renderLive, type View } from "../../tui/render.ts";
+import {
+  createRenderCache,
+  pickerRows,
+  renderItem,
+  renderLive,
+  type View,
+} from "../../tui/render.ts";
 import {
   applyEvent,
   applyKey,
@@ -222,4 +228,23 @@ Deno.test("an approval of a sandboxed call says so beside the directory", async 
     sandboxed: true,
   });
   await assertSnapshot("approval_sandboxed", renderLive(s, view, createRenderCache()));
+});
+
+Deno.test("in an 8-row window the session picker still shows the highlighted session", () => {
+  const s = pickerState();
+  applyKey(s, key("down"));
+  const short = { ...view, height: 8 };
+  const lines = renderLive(s, short, createRenderCache());
+  assert(lines.length <= short.height - 1, lines.join("\n"));
+  assert(lines.some((l) => l.includes("› 2026-11-30 09:05")), lines.join("\n"));
+  assert(lines.some((l) => l.includes("3 of 3 sessions")), lines.join("\n"));
+});
+
+Deno.test("a picker given three rows keeps the highlighted session and names the filter in its count", () => {
+  const s = pickerState();
+  typeText(s, "lexer");
+  const rows = pickerRows(s, 72, makeStyle(false), 3);
+  assertEquals(rows.length, 3);
+  assert(rows[1]!.includes("fix the failing lexer test"), rows.join("\n"));
+  assert(rows[2]!.includes("filter: lexer") && rows[2]!.includes("1 of 3"), rows.join("\n"));
 });

@@ -33,6 +33,6 @@ export {
   sessionDate,
   shownSessions,
 } from "./sessions.ts";
-export { applyWorkspaceIndex, MAX_MENTION_BYTES } from "./mentions.ts";
+export { applyWorkspaceIndex, MAX_MENTION_BYTES, splitAttachments } from "./mentions.ts";
 export { parseCustomCommand } from "./custom_commands.ts";
 export { MAX_REASONING_BYTES, reasoningLine } from "./reasoning.ts";

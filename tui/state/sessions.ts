@@ -15,6 +15,7 @@ import {
   type SessionPicker,
 } from "./model.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { splitAttachments } from "./mentions.ts";
 
 /** How many recorded sessions the picker asks for. */
 export const PICKER_LIMIT = 100;
@@ -225,7 +226,16 @@ export function applyHistoryItem(state: ClientState, event: ServerEventOf<"histo
     case "user":
       if (event.compaction) {
         notice(state, "info", `Earlier conversation, compacted:\n${event.content}`);
-      } else finishItem(state, { kind: "user", text: event.content });
+        break;
+      }
+      {
+        // The prompt as typed; the files its mentions attached are named, as when it was sent.
+        const { typed, paths } = splitAttachments(event.content, event.truncated === true);
+        finishItem(state, { kind: "user", text: typed });
+        if (paths.length > 0) {
+          notice(state, "info", `Attached ${paths.map((p) => `@${p}`).join(", ")}`);
+        }
+      }
       break;
     case "assistant":
       finishItem(state, {

@@ -332,3 +332,22 @@ Deno.test("a paste while the picker is open filters it", () => {
   assertEquals(s.picker?.filter, "lexer");
   assertEquals(s.composer.text, "");
 });
+
+Deno.test("a resumed prompt shows what was typed and names its attached files, not their content", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  drainOutbox(s);
+  const body = "line\n".repeat(500);
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: `look at @a.ts and @b.txt\n\n<file path="a.ts">\nconst a = 1;\n</file>` +
+      `\n\n<file path="b.txt">\n${body}\n</file>`,
+  });
+  assertEquals(drainOutbox(s), [
+    { kind: "user", text: "look at @a.ts and @b.txt" },
+    { kind: "notice", level: "info", text: "Attached @a.ts, @b.txt" },
+  ]);
+});
