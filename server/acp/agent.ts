@@ -42,6 +42,7 @@ export interface AcpServeOptions {
   readable: ReadableStream<Uint8Array>;
   /** Agent → client bytes; nothing but JSON-RPC messages is written here. */
   writable: WritableStream<Uint8Array>;
+  /** The configuration, as for `scv server`. */
   config: Config;
   /** Defaults to the configured provider. */
   provider?: Provider;
