@@ -140,7 +140,13 @@ function renderTool(
   } else if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
     body.push(...renderDiff(str("old_string")!, str("new_string") ?? "", diffOptions));
   } else if (showDiff && item.name === "write_file" && str("content") !== undefined) {
-    body.push(...renderDiff("", str("content")!, diffOptions));
+    const added = renderDiff("", str("content")!, diffOptions);
+    // An overwrite is not a creation: the TUI never saw the old content, so it says so
+    // instead of a "@@ -0,0" hunk that would claim the file was empty.
+    if (item.output.startsWith("Overwrote") && added.length > 0) {
+      body.push(s.gray("replaced the whole file (its earlier content is not shown) with:"));
+      body.push(...added.slice(1));
+    } else body.push(...added);
   } else {
     body.push(...outputPreview(item.output, w - 4, s, !item.success));
     if (item.truncated) body.push(s.gray("(output truncated by the server)"));
