@@ -466,6 +466,10 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   }
 
   const bar = (l: string) => s.yellow("│ ") + l;
+  // Where the call runs; when narrow, the directory is shortened from its start, so whether
+  // it is sandboxed stays in view.
+  const where = a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed";
+  const cwdRoom = Math.max(4, cw - 3 - displayWidth(where));
   return {
     head: head.map((l, i) => (i === 0 ? s.yellow("╭ ") + l : bar(l))),
     summary,
@@ -476,11 +480,9 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
       }
       return rows.map(bar);
     },
-    where: [bar(s.gray(truncate(
-      `in ${sanitize(a.cwd)}` +
-        (a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed"),
-      cw,
-    )))],
+    where: [
+      bar(s.gray(truncate(`in ${shortenPath(sanitize(a.cwd), undefined, cwdRoom)}${where}`, cw))),
+    ],
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),
