@@ -376,9 +376,11 @@ export function statusLine(state: ClientState, view: View): string {
   const width = Math.max(1, view.width);
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
-  const ctxText = max
-    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${contextPercent(ctx, max)}%)`
-    : `ctx ${formatTokens(ctx)}`;
+  // A resumed session's use is not known until its next turn reports it; 0 would mislead.
+  const unknown = state.contextTokens === undefined && state.session?.resumed === true;
+  const used = unknown ? "?" : formatTokens(ctx);
+  const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
+  const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;
   const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
@@ -392,7 +394,7 @@ export function statusLine(state: ClientState, view: View): string {
     `${state.model} · ${sb}${ctxText}`,
     `${state.model} · ${ctxText}`,
     ctxText,
-    max ? `ctx ${contextPercent(ctx, max)}%` : "",
+    max ? `ctx ${percent}%` : "",
   ];
   const left = candidates.find((c) => displayWidth(c) <= room) ?? "";
   const gap = width - displayWidth(left) - displayWidth(label);
