@@ -13,6 +13,7 @@ import { renderMarkdown } from "./markdown.ts";
 import {
   type ClientState,
   contextPercent,
+  contextUnknown,
   formatTokens,
   reasoningLine,
   sandboxLabel,
@@ -377,7 +378,7 @@ export function statusLine(state: ClientState, view: View): string {
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
   // A resumed session's use is not known until its next turn reports it; 0 would mislead.
-  const unknown = state.contextTokens === undefined && state.session?.resumed === true;
+  const unknown = contextUnknown(state);
   const used = unknown ? "?" : formatTokens(ctx);
   const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
   const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;

@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { contextPercent, formatBytes, formatTokens, mcpServerText } from "./format.ts";
+import {
+  contextPercent,
+  contextUnknown,
+  formatBytes,
+  formatTokens,
+  mcpServerText,
+} from "./format.ts";
 import {
   type ClientState,
   type CustomCommand,
@@ -38,7 +44,7 @@ function statusText(state: ClientState): string {
     `Session: ${s?.id ?? "none"}`,
     `Model: ${state.model}`,
     `Workspace: ${state.cwd}`,
-    state.contextTokens === undefined && s?.resumed
+    contextUnknown(state)
       ? `Context: not measured since the session was resumed (the next turn measures it)${
         max ? `; the window is ${formatTokens(max)} tokens` : ""
       }`
