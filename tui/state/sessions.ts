@@ -335,13 +335,17 @@ export function applyConfigured(
   state.model = event.model;
   if (state.session) state.session.model = event.model;
   state.approvalPolicy = event.approval_policy;
-  if (ours || changed) {
+  if (!ours && !changed) return;
+  const set = `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`;
+  const listed = state.providerModels;
+  if (ours && listed && listed.length > 0 && !listed.includes(event.model)) {
+    // The server takes any name; a typo would only show as a failed turn later.
     notice(
       state,
-      "info",
-      `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`,
+      "warn",
+      `${set}. The provider does not list ${event.model}; /model shows the ones it does`,
     );
-  }
+  } else notice(state, "info", set);
 }
 
 /** Most models listed by `/model`; the rest are counted. */
@@ -373,19 +377,24 @@ export function applyModelList(state: ClientState, list: ModelList): void {
     );
     return;
   }
+  state.providerModels = list.models;
   if (list.models.length === 0) {
     notice(state, "info", `The provider lists no models; the model is ${state.model}`);
     return;
   }
-  const shown = list.models.slice(0, MAX_LISTED_MODELS).map((m) =>
-    `${m === state.model ? "*" : " "} ${m}`
-  );
+  const listed = list.models.slice(0, MAX_LISTED_MODELS);
+  const shown = listed.map((m) => `${m === state.model ? "*" : " "} ${m}`);
   const more = list.models.length - shown.length;
+  const current = listed.includes(state.model)
+    ? "current marked *"
+    : list.models.includes(state.model)
+    ? `the current one, ${state.model}, is further down`
+    : `the current one, ${state.model}, is not in this list`;
   notice(
     state,
     "info",
     [
-      `Models: (current marked *; /model NAME sets one)`,
+      `Models (${current}; /model NAME sets one):`,
       ...shown,
       ...(more > 0 ? [`  … ${more} more`] : []),
     ].join("\n"),

@@ -277,7 +277,7 @@ Deno.test("acp: trimming the history to max_history_bytes is said on stderr and 
   });
 });
 
-Deno.test("acp: the 65th session of a connection is refused with -32600, the 64 open ones go on", async () => {
+Deno.test("acp: the 65th session of a connection is refused with -32600 until one is closed", async () => {
   await withAgent([text("still here")], {}, async (agent) => {
     await agent.initialize();
     const ws = await agent.workspace();
@@ -288,5 +288,8 @@ Deno.test("acp: the 65th session of a connection is refused with -32600, the 64 
     assertEquals(e.code, -32600);
     assertMatch(e.message, /already has 64 sessions/);
     assertEquals((await agent.prompt(ids[63]!, "hi")).stopReason, "end_turn");
+    // Closing one frees its place.
+    await agent.agent.request("session/close", { sessionId: ids[0]! });
+    assert((await agent.newSession(ws)).sessionId !== ids[0]);
   });
 });

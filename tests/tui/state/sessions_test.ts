@@ -351,3 +351,84 @@ Deno.test("a resumed prompt shows what was typed and names its attached files, n
     { kind: "notice", level: "info", text: "Attached @a.ts, @b.txt" },
   ]);
 });
+
+Deno.test("a model list without the current model says the current one is not in it", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-b"] });
+  const text = notices(s).at(-1)!;
+  assert(text.startsWith("Models (the current one, gpt-test, is not in this list"), text);
+  assert(!text.includes("*"), text);
+});
+
+Deno.test("a model list whose current model is past the listed rows names it in the heading", () => {
+  const s = readyState();
+  applyModelList(s, { models: [...Array.from({ length: 60 }, (_, i) => `a${i}`), "gpt-test"] });
+  const text = notices(s).at(-1)!;
+  assert(text.startsWith("Models (the current one, gpt-test, is further down"), text);
+});
+
+Deno.test("/model NAME warns when the provider's list, once fetched, does not have NAME", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-test"] });
+  drainOutbox(s);
+  const [configure] = enter(s, "/model gpt-z");
+  applyEvent(s, {
+    type: "session.configured",
+    request_id: configure!.request_id!,
+    session_id: "s1",
+    seq: 1,
+    model: "gpt-z",
+    approval_policy: "on-risk",
+  });
+  const items = drainOutbox(s);
+  const last = items.at(-1)!;
+  assert(last.kind === "notice" && last.level === "warn", JSON.stringify(items));
+  assert(last.text.includes("The provider does not list gpt-z"), last.text);
+});
+
+Deno.test("/model NAME of a listed model sets it without a warning", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-test"] });
+  drainOutbox(s);
+  const [configure] = enter(s, "/model gpt-a");
+  applyEvent(s, {
+    type: "session.configured",
+    request_id: configure!.request_id!,
+    session_id: "s1",
+    seq: 1,
+    model: "gpt-a",
+    approval_policy: "on-risk",
+  });
+  const items = drainOutbox(s);
+  assertEquals(items.map((i) => i.kind === "notice" && i.level), ["info"]);
+});
+
+Deno.test("Ctrl+C in the /resume picker clears its filter, then closes it, never arming the exit", () => {
+  const s = readyState();
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "fix the lexer"), summary("1", "fix CI")],
+  });
+  typeText(s, "zz");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker?.filter, "");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker, undefined);
+  assertEquals(s.exitArmed, false);
+  assertEquals(s.hint, undefined);
+});
+
+Deno.test("Ctrl+C twice on the startup picker exits, as it does anywhere idle", () => {
+  const s = fresh();
+  const [list] = sent(openPicker(s, true));
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("1", "fix CI")],
+  });
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.exitArmed, true);
+  assertEquals(applyKey(s, key("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
