@@ -13,6 +13,7 @@ import { renderMarkdown } from "./markdown.ts";
 import {
   type ClientState,
   contextPercent,
+  contextUnknown,
   formatTokens,
   reasoningLine,
   sandboxLabel,
@@ -140,7 +141,13 @@ function renderTool(
   } else if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
     body.push(...renderDiff(str("old_string")!, str("new_string") ?? "", diffOptions));
   } else if (showDiff && item.name === "write_file" && str("content") !== undefined) {
-    body.push(...renderDiff("", str("content")!, diffOptions));
+    const added = renderDiff("", str("content")!, diffOptions);
+    // An overwrite is not a creation: the TUI never saw the old content, so it says so
+    // instead of a "@@ -0,0" hunk that would claim the file was empty.
+    if (item.output.startsWith("Overwrote") && added.length > 0) {
+      body.push(s.gray("replaced the whole file (its earlier content is not shown) with:"));
+      body.push(...added.slice(1));
+    } else body.push(...added);
   } else {
     body.push(...outputPreview(item.output, w - 4, s, !item.success));
     if (item.truncated) body.push(s.gray("(output truncated by the server)"));
@@ -370,9 +377,11 @@ export function statusLine(state: ClientState, view: View): string {
   const width = Math.max(1, view.width);
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
-  const ctxText = max
-    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${contextPercent(ctx, max)}%)`
-    : `ctx ${formatTokens(ctx)}`;
+  // A resumed session's use is not known until its next turn reports it; 0 would mislead.
+  const unknown = contextUnknown(state);
+  const used = unknown ? "?" : formatTokens(ctx);
+  const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
+  const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;
   const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
@@ -386,7 +395,7 @@ export function statusLine(state: ClientState, view: View): string {
     `${state.model} · ${sb}${ctxText}`,
     `${state.model} · ${ctxText}`,
     ctxText,
-    max ? `ctx ${contextPercent(ctx, max)}%` : "",
+    max ? `ctx ${percent}%` : "",
   ];
   const left = candidates.find((c) => displayWidth(c) <= room) ?? "";
   const gap = width - displayWidth(left) - displayWidth(label);
@@ -460,6 +469,10 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   }
 
   const bar = (l: string) => s.yellow("│ ") + l;
+  // Where the call runs; when narrow, the directory is shortened from its start, so whether
+  // it is sandboxed stays in view.
+  const where = a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed";
+  const cwdRoom = Math.max(4, cw - 3 - displayWidth(where));
   return {
     head: head.map((l, i) => (i === 0 ? s.yellow("╭ ") + l : bar(l))),
     summary,
@@ -470,11 +483,9 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
       }
       return rows.map(bar);
     },
-    where: [bar(s.gray(truncate(
-      `in ${sanitize(a.cwd)}` +
-        (a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed"),
-      cw,
-    )))],
+    where: [
+      bar(s.gray(truncate(`in ${shortenPath(sanitize(a.cwd), undefined, cwdRoom)}${where}`, cw))),
+    ],
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),
@@ -486,13 +497,20 @@ const PICKER_ROWS = 8;
 
 /**
  * The session picker's rows for `room` rows at most: its title, the filter, the sessions
- * around the highlighted one (date, turns, title) and a count; empty when it is closed.
+ * around the highlighted one (date, turns, title) and a count; empty when it is closed. When
+ * rows are short, the highlighted session stays: the filter line goes first (the count then
+ * names the filter), then the title, then the count.
  */
 export function pickerRows(state: ClientState, w: number, s: Style, room: number): string[] {
   const p = state.picker;
   if (!p || room <= 0) return [];
   const cw = Math.max(1, w - 2);
   const bar = (l: string) => s.cyan("│ ") + l;
+  const shown = shownSessions(p);
+  const need = shown.length > 0 ? 1 : 0;
+  const showFilter = room >= 3 + need;
+  const showHead = room >= 2 + need;
+  const showFoot = room >= 1 + need;
   const esc = p.startup ? "Esc new session" : "Esc cancel";
   const head = s.cyan("╭ ") +
     truncate(
@@ -502,19 +520,18 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
   const filter = bar(
     truncate(p.filter === "" ? s.gray("filter: (type)") : `filter: ${sanitize(p.filter)}`, cw),
   );
-  const shown = shownSessions(p);
   const total = p.sessions?.length ?? 0;
-  const foot = s.cyan("╰ ") + s.gray(truncate(
+  const filterNote = !showFilter && p.filter !== "" ? `filter: ${sanitize(p.filter)} · ` : "";
+  const foot = (showHead ? s.cyan("╰ ") : s.cyan("│ ")) + s.gray(truncate(
     p.sessions === undefined
       ? "loading the recorded sessions…"
-      : `${shown.length} of ${total} session${total === 1 ? "" : "s"}${
+      : `${filterNote}${shown.length} of ${total} session${total === 1 ? "" : "s"}${
         p.truncated ? " (the newest)" : ""
       }`,
     cw,
   ));
-  const fixed = [head, filter, foot];
-  if (room < fixed.length) return [head, foot].slice(0, room);
-  const n = Math.min(PICKER_ROWS, shown.length, room - fixed.length);
+  const fixed = Number(showHead) + Number(showFilter) + Number(showFoot);
+  const n = Math.max(0, Math.min(PICKER_ROWS, shown.length, room - fixed));
   const first = Math.min(Math.max(0, p.index - n + 1), Math.max(0, shown.length - n));
   const rows = shown.slice(first, first + n).map((x, i) => {
     const on = first + i === p.index;
@@ -527,7 +544,12 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
     );
     return bar(on ? s.inverse(line) : line);
   });
-  return [head, filter, ...rows, foot];
+  return [
+    ...(showHead ? [head] : []),
+    ...(showFilter ? [filter] : []),
+    ...rows,
+    ...(showFoot ? [foot] : []),
+  ];
 }
 
 /**
@@ -575,7 +597,9 @@ export function renderLive(state: ClientState, view: View, cache: RenderCache): 
   const boxCore = box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [];
   const boxCoreRows = take(boxCore.length);
   const statusRows = take(1);
-  const picker = pickerRows(state, w, s, Math.max(0, room - 3));
+  // The composer's rules give way before the picker's highlighted row (typing goes to the
+  // picker's filter while it is open): title, filter, one session and its count need 4.
+  const picker = pickerRows(state, w, s, Math.max(Math.min(room, 4), room - 3));
   take(picker.length);
   const hintRows = take(hint.length);
   const summaryRows = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;

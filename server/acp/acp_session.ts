@@ -47,12 +47,15 @@ const DIFF_READ_TIMEOUT_MS = 10_000;
 export interface AcpSessionOptions {
   /** The core session: fresh for `session/new`, restored for `session/load`. */
   session: Session;
+  /** The configuration turns run with (the session's mode replaces its approval policy). */
   config: Config;
+  /** The provider, tools, context manager and system prompt of the connection. */
   deps: ConnectionDeps;
   /** Calls the client's side of the connection. */
   client: AgentContext;
   /** What the client said it can do in `initialize`. */
   capabilities: ClientCapabilities;
+  /** Diagnostics; never receives secrets. */
   log: (line: string) => void;
   /** Records the session (`session/load` reopens it); omitted: nothing is recorded. */
   recorder?: (view: RecordedSessionView) => Recorder;
@@ -78,6 +81,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
  * running turn as cancelled; `close` cancels and waits for it.
  */
 export class AcpSession {
+  /** The core session: history, usage, seq and workspace. */
   readonly core: Session;
   #o: AcpSessionOptions;
   #policy: ApprovalPolicy;
@@ -249,7 +253,11 @@ export class AcpSession {
    * Runs one prompt turn. Resolves with the stop reason; rejects with a JSON-RPC error for a bad
    * prompt, a turn already running, or a turn that failed without a stop reason for it.
    */
-  async prompt(blocks: readonly ContentBlock[], requestId: string, signal: AbortSignal) {
+  async prompt(
+    blocks: readonly ContentBlock[],
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<PromptResponse> {
     if (this.#active) {
       throw RequestError.invalidRequest(
         { sessionId: this.id },

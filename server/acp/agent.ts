@@ -13,6 +13,8 @@ import {
   type ClientCapabilities,
   type InitializeRequest,
   type InitializeResponse,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
   type LoadSessionRequest,
   PROTOCOL_VERSION,
   RequestError,
@@ -25,13 +27,15 @@ import { openSessionStore } from "../sessions/open_store.ts";
 import { type Config, readEnv } from "../config.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";
+import { cursorOffset, LIST_PAGE_SIZE, listPage } from "./session_list.ts";
+import { workspaceDir } from "./workspace_dir.ts";
 import type { AcpSession } from "./acp_session.ts";
 import type { OpenContext } from "./open_session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ConnectionDeps } from "../connection.ts";
 import type { McpHost } from "../mcp/host.ts";
 
-/** Sessions one connection may open (ACP v1 has no way to close one). */
+/** Sessions one connection may have open at once (`session/close` frees a place). */
 export const MAX_ACP_SESSIONS = 64;
 /** How long running turns get to end after the client's EOF before the agent stops anyway. */
 export const ACP_GRACE_MS = 2000;
@@ -42,6 +46,7 @@ export interface AcpServeOptions {
   readable: ReadableStream<Uint8Array>;
   /** Agent → client bytes; nothing but JSON-RPC messages is written here. */
   writable: WritableStream<Uint8Array>;
+  /** The configuration, as for `scv server`. */
   config: Config;
   /** Defaults to the configured provider. */
   provider?: Provider;
@@ -58,12 +63,13 @@ export interface AcpServeOptions {
   sessions?: SessionStore | null;
 }
 
-/** What `initialize` advertises; `session/load` only where sessions are recorded. */
+/** What `initialize` advertises; `session/load` and `session/list` only where sessions are recorded. */
 export function agentCapabilities(recorded: boolean): AgentCapabilities {
   return {
     loadSession: recorded,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
     mcpCapabilities: { http: true, sse: false },
+    sessionCapabilities: { close: {}, ...(recorded ? { list: {} } : {}) },
   };
 }
 
@@ -121,6 +127,13 @@ class AcpSessions {
     }
   }
 
+  /** Closes one session (its turn cancelled, given `graceMs`) and forgets it. */
+  async close(sessionId: string, graceMs: number): Promise<void> {
+    const session = this.of(sessionId);
+    this.#sessions.delete(sessionId);
+    await session.close(graceMs);
+  }
+
   /** Cancels every turn and closes every session, each turn given `graceMs` to end. */
   async closeAll(graceMs: number): Promise<void> {
     await Promise.all([...this.#sessions.values()].map((s) => s.close(graceMs)));
@@ -176,6 +189,32 @@ function loadHandler(state: ConnectionState) {
   };
 }
 
+/** `session/list`: a page of the recorded sessions, newest first, of one `cwd` or all. */
+function listHandler(state: ConnectionState, store: SessionStore) {
+  return async ({ params }: { params: ListSessionsRequest }): Promise<ListSessionsResponse> => {
+    const offset = cursorOffset(params.cursor);
+    if (offset === undefined) {
+      throw RequestError.invalidParams(
+        { cursor: params.cursor },
+        "the cursor is not one scv handed out",
+      );
+    }
+    let cwd: string | undefined;
+    if (params.cwd !== undefined && params.cwd !== null) {
+      const dir = await workspaceDir(params.cwd);
+      if (!dir.ok) throw RequestError.invalidParams({ cwd: params.cwd }, dir.message);
+      cwd = dir.path;
+    }
+    try {
+      const { sessions, matched } = await store.list({ cwd, limit: offset + LIST_PAGE_SIZE });
+      return listPage(sessions, matched, offset);
+    } catch (e) {
+      state.log(`scv-acp: cannot list sessions: ${errorText(e)}`);
+      throw RequestError.internalError(undefined, `cannot list sessions: ${errorText(e)}`);
+    }
+  };
+}
+
 /** The ACP methods scv answers, by name. */
 function acpApp(state: ConnectionState): AgentApp {
   const { sessions } = state;
@@ -204,9 +243,16 @@ function acpApp(state: ConnectionState): AgentApp {
     .onRequest("session/set_mode", async ({ params }) => {
       await sessions.of(params.sessionId).setMode(params.modeId);
       return {};
+    })
+    .onRequest("session/close", async ({ params }) => {
+      await sessions.close(params.sessionId, ACP_GRACE_MS);
+      return {};
     });
-  // Without recorded sessions there is nothing to load: the method is unknown (-32601).
-  if (state.store) app.onRequest("session/load", loadHandler(state));
+  // Without recorded sessions there is nothing to load or list: the methods are unknown.
+  if (state.store) {
+    app.onRequest("session/load", loadHandler(state));
+    app.onRequest("session/list", listHandler(state, state.store));
+  }
   return app;
 }
 

@@ -58,6 +58,19 @@ export function alive(pid: number): boolean {
   return aliveNow(pid);
 }
 
+/**
+ * Kills `pid` if it still runs: a stubborn server whose test failed before scv shut down (the
+ * cleanup SIGKILLs scv, which cannot stop it then) must not linger and disturb later runs.
+ */
+export function reap(pid: number | undefined): void {
+  if (pid === undefined || !aliveNow(pid)) return;
+  try {
+    Deno.kill(pid, "SIGKILL");
+  } catch {
+    // Gone meanwhile.
+  }
+}
+
 /** Waits until `check` holds, polling, at most `timeoutMs`; false when it never did. */
 export async function eventually(check: () => boolean, timeoutMs = 10000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -137,6 +137,19 @@ export const ACTIONS = {
   },
   "picker.choose": (state) => choosePicked(state),
   "picker.close": (state) => closePicker(state),
+  /**
+   * Ctrl+C in the picker: clears its filter, else closes a /resume picker; on the startup
+   * picker (no session yet) it arms and takes the exit as when idle.
+   */
+  "picker.interrupt": (state) => {
+    const p = state.picker!;
+    if (p.filter !== "") {
+      p.filter = "";
+      p.index = 0;
+      return [];
+    }
+    return p.startup && !state.session ? undefined : closePicker(state);
+  },
   "picker.delete": (state) => {
     editPickerFilter(state, { remove: true });
     return [];
@@ -257,6 +270,7 @@ export const PICKER_KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+n": "picker.down",
   "enter": "picker.choose",
   "escape": "picker.close",
+  "ctrl+c": "picker.interrupt",
   "backspace": "picker.delete",
 };
 

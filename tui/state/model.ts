@@ -269,6 +269,8 @@ export interface ClientState {
   picker: SessionPicker | undefined;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
+  /** The provider's models as `/model` last listed them (at most `MAX_MODELS`), if it did. */
+  providerModels: readonly string[] | undefined;
   /** This session's "always allow" rules, newest last; forgotten with the session. */
   allowRules: AllowRule[];
   /** The workspace's files, once indexed for `@path` completion. */
@@ -388,6 +390,7 @@ export function createState(options: CreateStateOptions): ClientState {
     picker: undefined,
     search: undefined,
     customCommands: options.customCommands ?? [],
+    providerModels: undefined,
     allowRules: [],
     files: undefined,
     completionPending: false,

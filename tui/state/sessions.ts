@@ -15,6 +15,7 @@ import {
   type SessionPicker,
 } from "./model.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { splitAttachments } from "./mentions.ts";
 
 /** How many recorded sessions the picker asks for. */
 export const PICKER_LIMIT = 100;
@@ -225,7 +226,16 @@ export function applyHistoryItem(state: ClientState, event: ServerEventOf<"histo
     case "user":
       if (event.compaction) {
         notice(state, "info", `Earlier conversation, compacted:\n${event.content}`);
-      } else finishItem(state, { kind: "user", text: event.content });
+        break;
+      }
+      {
+        // The prompt as typed; the files its mentions attached are named, as when it was sent.
+        const { typed, paths } = splitAttachments(event.content, event.truncated === true);
+        finishItem(state, { kind: "user", text: typed });
+        if (paths.length > 0) {
+          notice(state, "info", `Attached ${paths.map((p) => `@${p}`).join(", ")}`);
+        }
+      }
       break;
     case "assistant":
       finishItem(state, {
@@ -325,13 +335,17 @@ export function applyConfigured(
   state.model = event.model;
   if (state.session) state.session.model = event.model;
   state.approvalPolicy = event.approval_policy;
-  if (ours || changed) {
+  if (!ours && !changed) return;
+  const set = `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`;
+  const listed = state.providerModels;
+  if (ours && listed && listed.length > 0 && !listed.includes(event.model)) {
+    // The server takes any name; a typo would only show as a failed turn later.
     notice(
       state,
-      "info",
-      `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`,
+      "warn",
+      `${set}. The provider does not list ${event.model}; /model shows the ones it does`,
     );
-  }
+  } else notice(state, "info", set);
 }
 
 /** Most models listed by `/model`; the rest are counted. */
@@ -363,19 +377,24 @@ export function applyModelList(state: ClientState, list: ModelList): void {
     );
     return;
   }
+  state.providerModels = list.models;
   if (list.models.length === 0) {
     notice(state, "info", `The provider lists no models; the model is ${state.model}`);
     return;
   }
-  const shown = list.models.slice(0, MAX_LISTED_MODELS).map((m) =>
-    `${m === state.model ? "*" : " "} ${m}`
-  );
+  const listed = list.models.slice(0, MAX_LISTED_MODELS);
+  const shown = listed.map((m) => `${m === state.model ? "*" : " "} ${m}`);
   const more = list.models.length - shown.length;
+  const current = listed.includes(state.model)
+    ? "current marked *"
+    : list.models.includes(state.model)
+    ? `the current one, ${state.model}, is further down`
+    : `the current one, ${state.model}, is not in this list`;
   notice(
     state,
     "info",
     [
-      `Models: (current marked *; /model NAME sets one)`,
+      `Models (${current}; /model NAME sets one):`,
       ...shown,
       ...(more > 0 ? [`  … ${more} more`] : []),
     ].join("\n"),

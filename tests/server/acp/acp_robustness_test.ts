@@ -276,3 +276,20 @@ Deno.test("acp: trimming the history to max_history_bytes is said on stderr and 
     assertMatch(agent.stderr, /messages removed \(\d+ bytes left\)/);
   });
 });
+
+Deno.test("acp: the 65th session of a connection is refused with -32600 until one is closed", async () => {
+  await withAgent([text("still here")], {}, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const ids: string[] = [];
+    for (let i = 0; i < 64; i++) ids.push((await agent.newSession(ws)).sessionId);
+    assertEquals(new Set(ids).size, 64);
+    const e = await errorOf(agent.newSession(ws));
+    assertEquals(e.code, -32600);
+    assertMatch(e.message, /already has 64 sessions/);
+    assertEquals((await agent.prompt(ids[63]!, "hi")).stopReason, "end_turn");
+    // Closing one frees its place.
+    await agent.agent.request("session/close", { sessionId: ids[0]! });
+    assert((await agent.newSession(ws)).sessionId !== ids[0]);
+  });
+});

@@ -12,6 +12,7 @@ import {
   eventually,
   freePort,
   MCP_SERVER_FLAGS,
+  reap,
   scriptServer,
   stopScv,
 } from "../../support/mcp_peers.ts";
@@ -394,17 +395,19 @@ for (const how of ["EOF", "SIGTERM"] as const) {
       { s: scriptServer("stubborn") },
       [toolCalls([{ name: "mcp__s__pid", arguments: {} }]), text("ok")],
     );
+    let pid: number | undefined;
     try {
       const { sessionId } = await server.open();
       const { t } = await server.runTurn(sessionId, "pid");
-      const pid = Number(completedOf(server, t.turn_id)[0]!.output);
+      pid = Number(completedOf(server, t.turn_id)[0]!.output);
       assert.ok(alive(pid), "the server runs while scv does");
       if (how === "EOF") await server.closeStdin();
       else server.child.kill("SIGTERM");
       assert.equal(await server.exited(), 0);
-      assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+      assert.ok(await eventually(() => !alive(pid!)), `pid ${pid} still runs`);
     } finally {
       await done();
+      reap(pid);
     }
   });
 }
@@ -465,6 +468,7 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
       buf += value;
     }
   };
+  let pid: number | undefined;
   try {
     await send({ type: "initialize", request_id: "i", protocol_version: 1 });
     await send({ type: "session.start", request_id: "s", cwd: dir });
@@ -476,7 +480,7 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
       prompt: "pid",
     });
     const done = await until((e) => e.type === "tool.completed");
-    const pid = Number(done.output);
+    pid = Number(done.output);
     assert.ok(alive(pid), "the server runs while scv does");
     await reader.cancel();
     // The next reply has nowhere to go: scv's output is broken and it must shut down.
@@ -484,13 +488,14 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
     await send({ type: "session.start", request_id: "s3", cwd: dir }).catch(() => {});
     const status = await child.status;
     assert.notEqual(status.code, 0);
-    assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+    assert.ok(await eventually(() => !alive(pid!)), `pid ${pid} still runs`);
   } finally {
     await w.close().catch(() => {});
     try {
       child.kill("SIGKILL");
     } catch { /* gone */ }
     await child.status;
+    reap(pid);
     await mock.close();
     await Deno.remove(dir, { recursive: true });
   }

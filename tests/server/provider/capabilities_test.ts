@@ -80,7 +80,8 @@ const REFUSALS: Array<[string, number, string]> = [
     JSON.stringify({
       error: {
         message: "registry.ollama.ai/library/gemma:2b does not support tools",
-        type: "api_error",
+        // openai.NewError: a 400 is "invalid_request_error".
+        type: "invalid_request_error",
         param: null,
         code: null,
       },

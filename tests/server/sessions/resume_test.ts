@@ -353,3 +353,47 @@ Deno.test("without write permission for the state directory a session still runs
     await mock.close();
   }
 });
+
+Deno.test("a session resumes when a dummy key and a literal provider header spell part of its workspace path", async () => {
+  // OPENAI_API_KEY=ollama (Ollama's documented dummy key) in ~/src/ollama-tools, and
+  // OpenRouter's `X-Title: scv`: neither may rewrite the recorded cwd.
+  const mock = await MockOpenAI.start([text("one"), text("two")]);
+  try {
+    await withStateDir(async (state) => {
+      const dir = `${state.home}/ollama-scv-tools`;
+      await Deno.mkdir(dir);
+      const cwd = await Deno.realPath(dir);
+      const options = {
+        config: { provider_headers: { "X-Title": "scv" } },
+        env: { OPENAI_API_KEY: "ollama" },
+      };
+      const a = await startServer(state, mock.baseUrl, options);
+      let id: string;
+      try {
+        id = (await startSession(a, cwd)).session_id;
+        await a.runTurn(id, "ask ollama about scv");
+        assertEquals(await a.stop(), 0);
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl, options);
+      try {
+        const resumed = await startSession(b, cwd, "last");
+        assertEquals(resumed.type, "session.started", JSON.stringify(resumed));
+        assertEquals(resumed.session_id, id);
+        const { done } = await b.runTurn(id, "again");
+        assertEquals(done.type, "turn.completed");
+        const sent = mock.requests[1]!.body.messages.filter((m) => m.role === "user");
+        // The literal header value is not a secret; the dummy key is redacted in the prompt.
+        assertEquals(sent[0]!.content, "ask [redacted] about scv");
+        assertEquals(await b.stop(), 0);
+      } catch (e) {
+        await b.kill();
+        throw e;
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
