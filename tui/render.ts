@@ -13,6 +13,7 @@ import { renderMarkdown } from "./markdown.ts";
 import {
   type ClientState,
   contextPercent,
+  contextUnknown,
   formatTokens,
   reasoningLine,
   sandboxLabel,
@@ -140,7 +141,13 @@ function renderTool(
   } else if (showDiff && item.name === "edit_file" && str("old_string") !== undefined) {
     body.push(...renderDiff(str("old_string")!, str("new_string") ?? "", diffOptions));
   } else if (showDiff && item.name === "write_file" && str("content") !== undefined) {
-    body.push(...renderDiff("", str("content")!, diffOptions));
+    const added = renderDiff("", str("content")!, diffOptions);
+    // An overwrite is not a creation: the TUI never saw the old content, so it says so
+    // instead of a "@@ -0,0" hunk that would claim the file was empty.
+    if (item.output.startsWith("Overwrote") && added.length > 0) {
+      body.push(s.gray("replaced the whole file (its earlier content is not shown) with:"));
+      body.push(...added.slice(1));
+    } else body.push(...added);
   } else {
     body.push(...outputPreview(item.output, w - 4, s, !item.success));
     if (item.truncated) body.push(s.gray("(output truncated by the server)"));
@@ -370,9 +377,11 @@ export function statusLine(state: ClientState, view: View): string {
   const width = Math.max(1, view.width);
   const ctx = state.contextTokens ?? 0;
   const max = state.session?.contextMaxTokens;
-  const ctxText = max
-    ? `ctx ${formatTokens(ctx)}/${formatTokens(max)} (${contextPercent(ctx, max)}%)`
-    : `ctx ${formatTokens(ctx)}`;
+  // A resumed session's use is not known until its next turn reports it; 0 would mislead.
+  const unknown = contextUnknown(state);
+  const used = unknown ? "?" : formatTokens(ctx);
+  const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
+  const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;
   const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
@@ -386,7 +395,7 @@ export function statusLine(state: ClientState, view: View): string {
     `${state.model} · ${sb}${ctxText}`,
     `${state.model} · ${ctxText}`,
     ctxText,
-    max ? `ctx ${contextPercent(ctx, max)}%` : "",
+    max ? `ctx ${percent}%` : "",
   ];
   const left = candidates.find((c) => displayWidth(c) <= room) ?? "";
   const gap = width - displayWidth(left) - displayWidth(label);
@@ -460,6 +469,10 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   }
 
   const bar = (l: string) => s.yellow("│ ") + l;
+  // Where the call runs; when narrow, the directory is shortened from its start, so whether
+  // it is sandboxed stays in view.
+  const where = a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed";
+  const cwdRoom = Math.max(4, cw - 3 - displayWidth(where));
   return {
     head: head.map((l, i) => (i === 0 ? s.yellow("╭ ") + l : bar(l))),
     summary,
@@ -470,11 +483,9 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
       }
       return rows.map(bar);
     },
-    where: [bar(s.gray(truncate(
-      `in ${sanitize(a.cwd)}` +
-        (a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed"),
-      cw,
-    )))],
+    where: [
+      bar(s.gray(truncate(`in ${shortenPath(sanitize(a.cwd), undefined, cwdRoom)}${where}`, cw))),
+    ],
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),

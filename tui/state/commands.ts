@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { contextPercent, formatBytes, formatTokens, mcpServerText } from "./format.ts";
+import {
+  contextPercent,
+  contextUnknown,
+  formatBytes,
+  formatTokens,
+  mcpServerText,
+} from "./format.ts";
 import {
   type ClientState,
   type CustomCommand,
@@ -38,9 +44,13 @@ function statusText(state: ClientState): string {
     `Session: ${s?.id ?? "none"}`,
     `Model: ${state.model}`,
     `Workspace: ${state.cwd}`,
-    `Context: ${formatTokens(ctx)}${
-      max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
-    }`,
+    contextUnknown(state)
+      ? `Context: not measured since the session was resumed (the next turn measures it)${
+        max ? `; the window is ${formatTokens(max)} tokens` : ""
+      }`
+      : `Context: ${formatTokens(ctx)}${
+        max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
+      }`,
     `Turn: ${state.turn ? state.turn.phase : "idle"}`,
     `Transcript: ${plural(state.transcript.length, "item")}, ${
       formatBytes(state.transcriptBytes)

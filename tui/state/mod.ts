@@ -10,7 +10,14 @@
 export * from "./model.ts";
 export { addNotice, drainOutbox, finishItem, itemBytes } from "./transcript.ts";
 export { cleanEvent } from "./clean_event.ts";
-export { contextPercent, formatTokens, mcpLine, sandboxLabel, toolSummary } from "./format.ts";
+export {
+  contextPercent,
+  contextUnknown,
+  formatTokens,
+  mcpLine,
+  sandboxLabel,
+  toolSummary,
+} from "./format.ts";
 export { applyEvent, EVENT_HANDLERS } from "./events.ts";
 export type { EventHandler, EventScope, EventTable } from "./events.ts";
 export {

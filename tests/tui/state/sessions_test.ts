@@ -8,6 +8,8 @@ import {
   drainOutbox,
   openPicker,
 } from "../../../tui/state/mod.ts";
+import { statusLine } from "../../../tui/render.ts";
+import { makeStyle } from "../../../tui/text.ts";
 import { enter, key, notices, readyState, sent, sessionStarted, typeText } from "../fixtures.ts";
 
 function resumedStarted(id: string, requestId: string, lastSeq: number): ServerEvent {
@@ -431,4 +433,43 @@ Deno.test("Ctrl+C twice on the startup picker exits, as it does anywhere idle", 
   assertEquals(applyKey(s, key("c", { ctrl: true })), []);
   assertEquals(s.exitArmed, true);
   assertEquals(applyKey(s, key("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
+
+Deno.test("a resumed session's context use shows as unknown until a turn measures it", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: "earlier",
+  });
+  const view = { width: 80, height: 20, style: makeStyle(false) };
+  assert(statusLine(s, view).includes("ctx ?/128k"), statusLine(s, view));
+  notices(s);
+  enter(s, "/status");
+  const text = notices(s).at(-1)!;
+  assert(text.includes("Context: not measured since the session was resumed"), text);
+});
+
+Deno.test("a resumed session cleared with /clear shows its context use at 0 again", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: "earlier",
+  });
+  const [clear] = enter(s, "/clear");
+  applyEvent(s, {
+    type: "session.cleared",
+    request_id: clear!.request_id!,
+    session_id: "old",
+    seq: 8,
+  });
+  const line = statusLine(s, { width: 80, height: 20, style: makeStyle(false) });
+  assert(line.includes("ctx 0/128k (0%)"), line);
 });
