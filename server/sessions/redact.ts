@@ -22,15 +22,17 @@ export const REDACTED = "[redacted]";
  * ```
  */
 /**
- * Top-level fields of a record or index line that are never redacted: they identify the session
- * and its workspace (a path, an id, times, the record's kind), and a secret is not recorded by
- * being part of a directory name.
+ * Top-level fields of a record or index line that are never redacted: they identify the session,
+ * its workspace and its settings (a path, an id, the model, times, the record's kind), and a
+ * secret is not recorded by being part of a directory or model name.
  */
 export const IDENTITY_FIELDS: ReadonlySet<string> = new Set([
   "t",
   "v",
   "session_id",
   "cwd",
+  "model",
+  "approval_policy",
   "created_at",
   "updated_at",
 ]);

@@ -65,8 +65,15 @@ Deno.test("a secret that spells a record's key or literal leaves the line valid 
 
 Deno.test("the fields naming a session and its workspace are never redacted", () => {
   const r = new Redactor(["ollama"]);
-  const header = { t: "header", v: 1, session_id: "s", cwd: "/home/u/ollama-tools", model: "m" };
+  const header = {
+    t: "header",
+    v: 1,
+    session_id: "s",
+    cwd: "/home/u/ollama-tools",
+    model: "ollama/qwen3",
+  };
   const out = JSON.parse(r.line(JSON.stringify({ ...header, title: "ask ollama" })));
   assert.equal(out.cwd, "/home/u/ollama-tools");
+  assert.equal(out.model, "ollama/qwen3");
   assert.equal(out.title, `ask ${REDACTED}`);
 });
