@@ -403,7 +403,9 @@ export function statusLine(state: ClientState, view: View): string {
 }
 
 function liveTools(state: ClientState, w: number, s: Style): string[] {
-  const shown = state.tools.slice(-5);
+  // The call the approval box asks about is shown there, not twice.
+  const asked = state.approval?.callId;
+  const shown = state.tools.filter((t) => t.callId !== asked).slice(-5);
   return shown.map((t) => {
     const status = t.status === "running"
       ? s.yellow("running")
