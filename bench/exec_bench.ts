@@ -7,7 +7,8 @@
  *
  * Figures (medians of `RUNS`, default 5):
  * - text turn: wall time spawn → exit for a 2,000-delta answer, time to the first byte of the
- *   answer on stdout, and peak RSS (VmHWM, polled);
+ *   answer on stdout, peak RSS (VmHWM, polled) and the process's CPU time (utime + stime, polled
+ *   from /proc every 5 ms, so it can miss the last few ms; far less load-sensitive than wall);
  * - `--json` throughput: `assistant.delta` lines per second for a 50,000-delta answer (a 100,000-delta one would pass the 4 MiB response cap);
  * - tool turn: one `bash` call (two provider requests), spawn → exit;
  * - `scv --version`.
@@ -21,8 +22,6 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
 const FLAGS = [
   "--no-prompt",
-  // As `deno task exec` runs it (a 2 MB young generation, see README "Performance").
-  "--v8-flags=--max-semi-space-size=2",
   "--allow-read",
   "--allow-write",
   "--allow-env",
@@ -166,9 +165,24 @@ interface Run {
   wallMs: number;
   firstByteMs: number;
   peakRssKiB: number;
+  /** User + system CPU of the process (not its children), last seen before it exited. */
+  cpuMs: number;
   stdoutBytes: number;
   lines: number;
   status: number;
+}
+
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of `pid` from /proc (ticks of 10 ms); 0 once it is gone. */
+async function cpuMsOf(pid: number): Promise<number> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
 }
 
 async function vmHwmKiB(pid: number): Promise<number> {
@@ -197,10 +211,12 @@ async function timeCommand(
     stderr: "null",
   }).spawn();
   let peak = 0;
+  let cpu = 0;
   let polling = true;
   const poller = (async () => {
     while (polling) {
       peak = Math.max(peak, await vmHwmKiB(child.pid));
+      cpu = Math.max(cpu, await cpuMsOf(child.pid));
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
@@ -216,7 +232,15 @@ async function timeCommand(
   const wallMs = performance.now() - t0;
   polling = false;
   await poller;
-  return { wallMs, firstByteMs, peakRssKiB: peak, stdoutBytes: bytes, lines, status: status.code };
+  return {
+    wallMs,
+    firstByteMs,
+    peakRssKiB: peak,
+    cpuMs: cpu,
+    stdoutBytes: bytes,
+    lines,
+    status: status.code,
+  };
 }
 
 function median(xs: number[]): number {
@@ -229,6 +253,7 @@ function medianRun(runs: Run[]): Run {
     wallMs: median(runs.map((r) => r.wallMs)),
     firstByteMs: median(runs.map((r) => r.firstByteMs)),
     peakRssKiB: median(runs.map((r) => r.peakRssKiB)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
     stdoutBytes: median(runs.map((r) => r.stdoutBytes)),
     lines: median(runs.map((r) => r.lines)),
     status: 0,
@@ -279,9 +304,19 @@ if (denoDir) env.DENO_DIR = denoDir;
 const beforeDir = Deno.env.get("SCV_BEFORE_CHECKOUT");
 const mains: Array<[string, string]> = [["scv", MAIN]];
 if (beforeDir) mains.push(["scv (before)", `${beforeDir.replace(/\/$/, "")}/main.ts`]);
+/** The `--v8-flags` of a checkout's own `deno task exec`, so each runs as its users run it. */
+async function v8Flags(main: string): Promise<string[]> {
+  try {
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", `file://${main}`)));
+    return String(config.tasks?.exec ?? "").match(/--v8-flags=\S+/g) ?? [];
+  } catch {
+    return [];
+  }
+}
+const mainFlags = await Promise.all(mains.map(([, main]) => v8Flags(main)));
 const scvRuns = (args: string[]) =>
-  mains.map(([, main]) => () =>
-    timeCommand(Deno.execPath(), ["run", ...FLAGS, main, ...args], env, work)
+  mains.map(([, main], k) => () =>
+    timeCommand(Deno.execPath(), ["run", ...FLAGS, ...mainFlags[k]!, main, ...args], env, work)
   );
 // Warm-up: the first run of a checkout fills Deno's code cache.
 for (const fn of scvRuns(["exec", "--config", config, "hi"])) await fn();
@@ -290,9 +325,9 @@ const rows: string[] = [];
 const fmt = (n: number) => n.toFixed(1);
 function row(name: string, r: Run, extra = "") {
   rows.push(
-    `| ${name} | ${fmt(r.wallMs)} ms | ${fmt(r.firstByteMs)} ms | ${fmt(r.peakRssKiB / 1024)} MB |${
-      extra ? " " + extra : ""
-    }`,
+    `| ${name} | ${fmt(r.wallMs)} ms | ${fmt(r.firstByteMs)} ms | ${
+      fmt(r.peakRssKiB / 1024)
+    } MB | ${Math.round(r.cpuMs)} ms |${extra ? " " + extra : ""}`,
   );
 }
 
@@ -351,14 +386,17 @@ for (const [label, s, args, codexPrompt, extra] of scenarios) {
       row(k < mains.length ? `${mains[k]![0]} ${label}` : `codex ${label}`, r, extra?.(r))
     );
   } catch (e) {
-    rows.push(`| ${label} | failed: ${e instanceof Error ? e.message : e} | | |`);
+    rows.push(`| ${label} | failed: ${e instanceof Error ? e.message : e} | | | |`);
   }
 }
-if (!codex) rows.push("| codex | not installed: skipped | | |");
+if (!codex) rows.push("| codex | not installed: skipped | | | |");
 
 console.log(`medians of ${RUNS} runs on ${Deno.build.target}`);
-console.log("| run | wall | first stdout byte | peak RSS |");
-console.log("| --- | --- | --- | --- |");
+mains.forEach(([name, main], k) =>
+  console.log(`${name}: ${main} ${mainFlags[k]!.join(" ") || "(no V8 flags)"}`)
+);
+console.log("| run | wall | first stdout byte | peak RSS | CPU (user+sys, 10 ms ticks) |");
+console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(r);
 
 await server.shutdown();

@@ -22,6 +22,9 @@ const defaultIO: SessionsIO = {
   stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
 };
 
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /** A timestamp as `YYYY-MM-DD HH:MM` UTC, or as recorded when it does not parse. */
 function shortTime(iso: string): string {
   const t = Date.parse(iso);
@@ -42,12 +45,14 @@ function shortTime(iso: string): string {
  */
 export function sessionLine(e: IndexEntry): string {
   const turns = `${e.turns} ${e.turns === 1 ? "turn " : "turns"}`;
-  // Control characters in a title would move the terminal's cursor: shown as spaces.
-  // deno-lint-ignore no-control-regex
-  const title = e.title.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
-  return `${e.session_id}  ${shortTime(e.updated_at)}  ${turns}  ${e.cwd}  ${
-    title || "(no prompt)"
-  }`;
+  // Control characters in a title or a directory name would move the terminal's cursor: a
+  // title shows them as spaces, a path as `\uXXXX` escapes (so it still names its directory).
+  const title = e.title.replace(CONTROL, " ");
+  const cwd = e.cwd.replace(
+    CONTROL,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `${e.session_id}  ${shortTime(e.updated_at)}  ${turns}  ${cwd}  ${title || "(no prompt)"}`;
 }
 
 /** Lists sessions; resolves with the exit status (0 listed, 1 cannot list, 2 bad config). */

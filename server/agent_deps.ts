@@ -16,6 +16,7 @@ import { openSandbox, type Sandbox } from "./sandbox/mod.ts";
 
 /** Options of {@link agentDeps}. */
 export interface AgentDepsOptions {
+  /** The configuration: provider, sandbox, MCP servers, limits. */
   config: Config;
   /** Defaults to the configured provider. */
   provider?: Provider | undefined;

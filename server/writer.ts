@@ -10,6 +10,10 @@ import { FrameTooLargeError } from "../protocol/ndjson.ts";
 import { utf8Length } from "./utf8.ts";
 
 const encoder = new TextEncoder();
+/** Microtask hops without a new frame after which a batch is written. */
+const SIBLING_HOPS = 16;
+/** Most microtask hops a batch waits for siblings in all. */
+const MAX_SIBLING_HOPS = 4096;
 
 /** Thrown by {@link FrameWriter.send} when the writer was closed or failed. */
 export class WriterClosedError extends Error {
@@ -97,7 +101,6 @@ export class FrameWriter {
   #waiters: Waiter[] = [];
   #drainWaiters: Array<() => void> = [];
   #wakeDrain: (() => void) | undefined;
-  #flushNow: (() => void) | undefined; // ends the drain's wait for sibling frames
   #sink: WritableStreamDefaultWriter<Uint8Array>;
   #closedReason: string | undefined;
   #closing = false;
@@ -139,22 +142,16 @@ export class FrameWriter {
         for (const d of this.#drainWaiters.splice(0)) d();
         await new Promise<void>((resolve) => (this.#wakeDrain = resolve));
         this.#wakeDrain = undefined;
-        // Let the task that queued this frame queue its siblings first: a provider chunk holds
-        // many deltas, and they then go out as one write (one encode, one pipe write) instead
-        // of one each. Costs one macrotask of latency.
-        // A full queue goes out at once (senders are waiting for room).
-        if (!this.#closing && this.#closedReason === undefined && this.#hasRoom()) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(() => {
-              this.#flushNow = undefined;
-              resolve();
-            }, 0);
-            this.#flushNow = () => {
-              clearTimeout(timer);
-              this.#flushNow = undefined;
-              resolve();
-            };
-          });
+        // Let the producer queue this frame's siblings first (a provider chunk holds many
+        // deltas, and they then go out as one write: one encode, one pipe write, one read on
+        // the other side). Microtask hops, not a timer: a timer costs milliseconds here, and the
+        // deltas of one chunk all arrive within the current task. The wait ends once a few hops
+        // pass without a new frame, or when the queue is full.
+        for (let hops = 0, quiet = 0; quiet < SIBLING_HOPS && hops < MAX_SIBLING_HOPS; hops++) {
+          if (this.#closing || this.#closedReason !== undefined || !this.#hasRoom()) break;
+          const queued = this.#queue.length;
+          await null;
+          quiet = this.#queue.length === queued ? quiet + 1 : 0;
         }
         continue;
       }
@@ -201,7 +198,6 @@ export class FrameWriter {
     this.#queuedBytes = 0;
     this.#writingFrames = 0;
     this.#onStop?.();
-    this.#flushNow?.();
     for (const w of this.#waiters.splice(0)) w.resolve();
     this.#wakeDrain?.();
   }
@@ -243,7 +239,6 @@ export class FrameWriter {
     this.#queue.push(text);
     this.#queuedBytes += size + 1;
     this.#wakeDrain?.();
-    if (!this.#hasRoom()) this.#flushNow?.();
     return n;
   }
 
@@ -288,7 +283,6 @@ export class FrameWriter {
   async close(): Promise<void> {
     this.#closing = true;
     this.#wakeDrain?.();
-    this.#flushNow?.();
     await this.#drainLoop;
     if (this.#closedReason !== undefined) return; // failed or aborted: nothing left to close
     this.#shutdown("closed");

@@ -38,7 +38,7 @@ import { promptAnswer } from "./stop_reason.ts";
 import { type FileChange, slimmed, UpdateMapper } from "./updates.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
 import { encodeMessage, fitsFrame } from "./transport.ts";
-import { type ClientFiles, withClientFiles } from "./client_files.ts";
+import { type ClientFiles, editorFiles, withClientFiles } from "./client_files.ts";
 
 /** How long a read for a diff may take through the editor before the diff is left out. */
 const DIFF_READ_TIMEOUT_MS = 10_000;
@@ -47,12 +47,15 @@ const DIFF_READ_TIMEOUT_MS = 10_000;
 export interface AcpSessionOptions {
   /** The core session: fresh for `session/new`, restored for `session/load`. */
   session: Session;
+  /** The configuration turns run with (the session's mode replaces its approval policy). */
   config: Config;
+  /** The provider, tools, context manager and system prompt of the connection. */
   deps: ConnectionDeps;
   /** Calls the client's side of the connection. */
   client: AgentContext;
   /** What the client said it can do in `initialize`. */
   capabilities: ClientCapabilities;
+  /** Diagnostics; never receives secrets. */
   log: (line: string) => void;
   /** Records the session (`session/load` reopens it); omitted: nothing is recorded. */
   recorder?: (view: RecordedSessionView) => Recorder;
@@ -78,6 +81,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
  * running turn as cancelled; `close` cancels and waits for it.
  */
 export class AcpSession {
+  /** The core session: history, usage, seq and workspace. */
   readonly core: Session;
   #o: AcpSessionOptions;
   #policy: ApprovalPolicy;
@@ -98,9 +102,32 @@ export class AcpSession {
     this.#o = options;
     this.core = options.session;
     this.#policy = options.policy ?? options.config.approval_policy;
+    this.#recorder = options.recorder?.(this.#recordedView());
+    this.#files = editorFiles(
+      options.client,
+      this.id,
+      options.capabilities.fs,
+      options.config.max_server_frame_bytes,
+    );
+    this.#tools = new ToolRegistry();
+    this.#syncShared();
+    this.#mapper = new UpdateMapper({
+      cwd: this.core.cwd,
+      title: (name, args) => {
+        const tool = this.#tools.get(name);
+        const parsed = tool?.schema.safeParse(args);
+        return parsed?.success ? tool!.summary(parsed.data) : undefined;
+      },
+      // Old and new text together stay well inside a frame, escapes and envelope included.
+      maxDiffBytes: Math.max(0, Math.floor((options.config.max_server_frame_bytes - 1024) / 7)),
+    });
+  }
+
+  /** What the recorder reads of the session, live. */
+  #recordedView(): RecordedSessionView {
     const core = this.core;
     const policy = () => this.#policy;
-    this.#recorder = options.recorder?.({
+    return {
       id: core.id,
       cwd: core.cwd,
       get history() {
@@ -115,56 +142,11 @@ export class AcpSession {
       get lastSeq() {
         return core.seq.last;
       },
-      model: options.config.model,
+      model: this.#o.config.model,
       get approvalPolicy() {
         return policy();
       },
-    });
-    const fs = options.capabilities.fs;
-    const client = options.client;
-    this.#files = {
-      ...(fs?.readTextFile
-        ? {
-          read: async (path, range, signal) =>
-            (await client.request("fs/read_text_file", {
-              sessionId: this.id,
-              path,
-              ...(range.line !== undefined ? { line: range.line } : {}),
-              ...(range.limit !== undefined ? { limit: range.limit } : {}),
-            }, { cancellationSignal: signal, stopWaitingOnCancel: true })).content,
-        }
-        : {}),
-      ...(fs?.writeTextFile
-        ? {
-          write: async (path, content, signal) => {
-            const params = { sessionId: this.id, path, content };
-            const request = { jsonrpc: "2.0", id: 0, method: "fs/write_text_file", params };
-            if (!fitsFrame(request, options.config.max_server_frame_bytes)) {
-              throw new RangeError(
-                `the content (${utf8Length(content)} bytes) does not fit max_server_frame_bytes ` +
-                  `(${options.config.max_server_frame_bytes}); nothing was written`,
-              );
-            }
-            await client.request("fs/write_text_file", params, {
-              cancellationSignal: signal,
-              stopWaitingOnCancel: true,
-            });
-          },
-        }
-        : {}),
     };
-    this.#tools = new ToolRegistry();
-    this.#syncShared();
-    this.#mapper = new UpdateMapper({
-      cwd: this.core.cwd,
-      title: (name, args) => {
-        const tool = this.#tools.get(name);
-        const parsed = tool?.schema.safeParse(args);
-        return parsed?.success ? tool!.summary(parsed.data) : undefined;
-      },
-      // Old and new text together stay well inside a frame, escapes and envelope included.
-      maxDiffBytes: Math.max(0, Math.floor((options.config.max_server_frame_bytes - 1024) / 7)),
-    });
   }
 
   /**
@@ -243,20 +225,19 @@ export class AcpSession {
    */
   async close(graceMs: number): Promise<void> {
     const active = this.#active;
-    if (!active) {
-      this.#recorder?.close();
-      await this.#o.mcp?.close();
-      return;
-    }
     this.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      active.done.catch(() => {}),
-      new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+    // The client's MCP servers stop meanwhile: a call cut off in one ends cancelled anyway.
+    await Promise.all([
+      active && Promise.race([
+        active.done.catch(() => {}),
+        new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+      ]),
+      this.#o.mcp?.close(),
     ]);
     clearTimeout(timer);
+    // After the turn, so its end is flushed first.
     this.#recorder?.close();
-    await this.#o.mcp?.close();
   }
 
   /** Sends one update of this session, outside a turn too (the replay of `session/load`). */
@@ -272,7 +253,11 @@ export class AcpSession {
    * Runs one prompt turn. Resolves with the stop reason; rejects with a JSON-RPC error for a bad
    * prompt, a turn already running, or a turn that failed without a stop reason for it.
    */
-  async prompt(blocks: readonly ContentBlock[], requestId: string, signal: AbortSignal) {
+  async prompt(
+    blocks: readonly ContentBlock[],
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<PromptResponse> {
     if (this.#active) {
       throw RequestError.invalidRequest(
         { sessionId: this.id },
@@ -338,6 +323,18 @@ export class AcpSession {
   async #sink(event: TurnEvent, signal?: AbortSignal): Promise<void> {
     // Each completed step is recorded as the next event goes out.
     this.#recorder?.observe(event);
+    // ACP v1 has no update for these without a client capability scv does not use: logged.
+    if (event.type === "context.compacted") {
+      this.#o.log(
+        `scv-acp: session ${this.id}: context compacted, ${event.removed_messages} messages ` +
+          `removed (${event.before_tokens} -> ${event.after_tokens} tokens)`,
+      );
+    } else if (event.type === "session.trimmed") {
+      this.#o.log(
+        `scv-acp: session ${this.id}: history trimmed to max_history_bytes, ` +
+          `${event.removed_messages} messages removed (${event.history_bytes} bytes left)`,
+      );
+    }
     let change: FileChange | undefined;
     if (event.type === "tool.started") {
       const path = this.#mapper.changedFile(event.call_id);

@@ -7,7 +7,9 @@
  *
  * @module
  */
+import type { AgentContext, FileSystemCapabilities } from "@agentclientprotocol/sdk";
 import type { AnyTool, Tool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { fitsFrame } from "./transport.ts";
 import { stopMessage } from "../tools/tool.ts";
 import { DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, readFileTool } from "../tools/read_file.ts";
 import { writeFileTool } from "../tools/write_file.ts";
@@ -30,6 +32,47 @@ export interface ClientFiles {
   ) => Promise<string>;
   /** Writes a whole text file. */
   write?: (path: string, content: string, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * The editor's file access over ACP, as far as the client's `fs` capabilities go: reads through
+ * `fs/read_text_file`, writes through `fs/write_text_file` (refused before it is sent when the
+ * request would not fit a frame). Each request stops waiting when its signal aborts.
+ */
+export function editorFiles(
+  client: AgentContext,
+  sessionId: string,
+  fs: FileSystemCapabilities | undefined,
+  maxFrameBytes: number,
+): ClientFiles {
+  const files: ClientFiles = {};
+  if (fs?.readTextFile) {
+    files.read = async (path, range, signal) =>
+      (await client.request("fs/read_text_file", {
+        sessionId,
+        path,
+        ...(range.line !== undefined ? { line: range.line } : {}),
+        ...(range.limit !== undefined ? { limit: range.limit } : {}),
+      }, { cancellationSignal: signal, stopWaitingOnCancel: true })).content;
+  }
+  if (fs?.writeTextFile) {
+    files.write = async (path, content, signal) => {
+      const params = { sessionId, path, content };
+      if (
+        !fitsFrame({ jsonrpc: "2.0", id: 0, method: "fs/write_text_file", params }, maxFrameBytes)
+      ) {
+        throw new RangeError(
+          `the content (${utf8Length(content)} bytes) does not fit max_server_frame_bytes ` +
+            `(${maxFrameBytes}); nothing was written`,
+        );
+      }
+      await client.request("fs/write_text_file", params, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
+    };
+  }
+  return files;
 }
 
 type Args<T> = T extends Tool<infer A> ? A : never;

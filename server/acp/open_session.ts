@@ -31,15 +31,21 @@ import { workspaceDir } from "./workspace_dir.ts";
 
 /** What opening a session needs from the connection. */
 export interface OpenContext {
+  /** The configuration. */
   config: Config;
+  /** Environment lookup (the client's MCP servers get only the core variables of it). */
   env: (name: string) => string | undefined;
+  /** Diagnostics; never receives secrets. */
   log: (line: string) => void;
   /** Where sessions are recorded; undefined: nowhere. */
   store: SessionStore | undefined;
+  /** What turns run with. */
   deps: ConnectionDeps;
   /** The configured MCP servers, started with the first session. */
   mcp: McpHost | undefined;
+  /** Calls the client's side of the connection. */
   client: AgentContext;
+  /** What the client said it can do in `initialize`. */
   capabilities: ClientCapabilities;
 }
 

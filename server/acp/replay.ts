@@ -28,6 +28,7 @@ export interface ReplayLimits {
 
 /** The planned replay. */
 export interface ReplayPlan {
+  /** The updates to send, oldest first. */
   updates: SessionUpdate[];
   /** Updates left out (the oldest) to keep within the limits. */
   omitted: number;

@@ -26,7 +26,15 @@ export interface TransportOptions {
   maxServerFrameBytes: number;
   /** Where dropped or refused messages are reported; never receives message contents. */
   log: (line: string) => void;
+  /**
+   * Client messages passed on while the output is stalled before input stops being read;
+   * default {@link MAX_PENDING_WRITES}.
+   */
+  maxPendingWrites?: number;
 }
+
+/** Client messages read while the output is stalled before input stops being read. */
+export const MAX_PENDING_WRITES = 256;
 
 const encoder = new TextEncoder();
 
@@ -87,15 +95,32 @@ export function boundedStream(
   const { maxServerFrameBytes: max, log } = options;
   const sink = output.getWriter();
   let chain: Promise<void> = Promise.resolve();
+  const maxOwed = options.maxPendingWrites ?? MAX_PENDING_WRITES;
+  let busy = 0; // writes started and not finished
+  let owed = 0; // client messages passed on since the output was last idle
+  let idle = Promise.withResolvers<void>();
   // One writer, one queue: the SDK's messages and the transport's own error replies never
   // interleave, and each waits for the one before it (backpressure reaches the sender).
   const write = (message: AnyMessage): Promise<void> => {
+    busy++;
     const next = chain.then(() => {
       const bytes = bytesOf(message);
       if (bytes.length > 0) return sink.write(bytes);
+    }).finally(() => {
+      if (--busy > 0) return;
+      owed = 0;
+      idle.resolve();
     });
     chain = next.catch(() => {});
     return next;
+  };
+  // A client that sends without reading gets no more of its messages read while its answers
+  // wait: what it is owed is bounded (the SDK queues an answer per request), not what it sends.
+  const room = async (): Promise<void> => {
+    while (busy > 0 && owed >= maxOwed) {
+      idle = Promise.withResolvers<void>();
+      await idle.promise;
+    }
   };
   const bytesOf = (message: AnyMessage): Uint8Array => {
     const encoded = encodeMessage(message, max);
@@ -121,6 +146,7 @@ export function boundedStream(
     .getReader();
   const readable = new ReadableStream<AnyMessage>({
     async pull(controller) {
+      await room();
       while (true) {
         let next;
         try {
@@ -166,6 +192,7 @@ export function boundedStream(
           continue;
         }
         // The SDK checks the JSON-RPC shape itself and answers -32600 for a bad one.
+        owed++;
         controller.enqueue(value as AnyMessage);
         return;
       }

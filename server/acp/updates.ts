@@ -34,6 +34,7 @@ export interface FileChange {
   path: string;
   /** The text before; null when the call created the file. */
   oldText: string | null;
+  /** The text after. */
   newText: string;
 }
 

@@ -34,7 +34,8 @@ export interface AgentDeps {
   notices?: boolean;
   /**
    * Called before every provider call: brings `tools` up to date (MCP servers still starting
-   * are waited for, at most their startup timeout; changed tool lists are applied).
+   * are waited for, at most their startup timeout; changed tool lists are applied). What it
+   * resolves with are notices for the user (a tool left out, say), sent as `turn.notice`.
    */
-  prepareTools?: (signal: AbortSignal) => Promise<void>;
+  prepareTools?: (signal: AbortSignal) => Promise<readonly string[] | void>;
 }

@@ -39,7 +39,12 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
-      await deps.prepareTools?.(signal);
+      const notes = await deps.prepareTools?.(signal);
+      if (notes && deps.notices) {
+        for (const message of notes) {
+          await emitBounded(turn, "turn.notice", { message }, "notice", signal);
+        }
+      }
       const messages = await fit(turn, deps);
       // A cancellation during fitting makes no provider call.
       signal.throwIfAborted();

@@ -13,7 +13,7 @@ import { errorText, quoteInput } from "../error_text.ts";
 import { Session } from "../session.ts";
 import { answerInterruptedCalls, type TurnEnd } from "../sessions/records.ts";
 import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
-import { SessionLookupError } from "../sessions/store.ts";
+import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
 import type { ConnectionContext } from "./context.ts";
 
 /** The model a session's next turn uses. */
@@ -161,18 +161,7 @@ export async function resumeSession(
     return undefined;
   }
   const { state, file } = loaded;
-  const session = new Session(cwd, { id: state.header.session_id, lastSeq: state.seq });
-  session.history = state.history;
-  session.usage = { ...state.usage };
-  session.compactedMessages = state.compacted;
-  // What session.configure chose stays chosen; otherwise this run's configuration applies.
-  if (state.configured) {
-    session.model = state.model;
-    // A policy this build does not know (recorded by a newer one) falls back to the config's.
-    if (CONFIG_RULES.approval_policy.valid(state.approvalPolicy)) {
-      session.approvalPolicy = state.approvalPolicy;
-    }
-  }
+  const session = restoredSession(state, cwd);
   session.recorder = new Recorder(viewOf(session, cx.config), {
     store,
     file,
@@ -189,11 +178,34 @@ export async function resumeSession(
   // A crash may have cut a tool call off before its result: answer it so the next request is
   // valid, and record the answer.
   if (answerInterruptedCalls(session.history).length > 0) session.recorder.sync();
+  return { session, notice: damageNotice(state) };
+}
+
+/** What a recording replays to, as loaded by the store. */
+type ReplayedState = Awaited<ReturnType<SessionStore["load"]>>["state"];
+
+/** A session as its record left it: history, usage, compaction count, seq, configured values. */
+function restoredSession(state: ReplayedState, cwd: string): Session {
+  const session = new Session(cwd, { id: state.header.session_id, lastSeq: state.seq });
+  session.history = state.history;
+  session.usage = { ...state.usage };
+  session.compactedMessages = state.compacted;
+  // What session.configure chose stays chosen; otherwise this run's configuration applies.
+  if (state.configured) {
+    session.model = state.model;
+    // A policy this build does not know (recorded by a newer one) falls back to the config's.
+    if (CONFIG_RULES.approval_policy.valid(state.approvalPolicy)) {
+      session.approvalPolicy = state.approvalPolicy;
+    }
+  }
+  return session;
+}
+
+/** The notice `session.started` carries when damaged records were dropped; else undefined. */
+function damageNotice(state: ReplayedState): string | undefined {
   const n = state.badLines;
-  const notice = n > 0
-    ? `${n} damaged record${n === 1 ? " was" : "s were"} dropped from this session's file${
-      state.tornTail ? " (the last one torn by an interrupted write)" : ""
-    }; everything before ${n === 1 ? "it" : "them"} is kept`
-    : undefined;
-  return { session, notice };
+  if (n === 0) return undefined;
+  return `${n} damaged record${n === 1 ? " was" : "s were"} dropped from this session's file${
+    state.tornTail ? " (the last one torn by an interrupted write)" : ""
+  }; everything before ${n === 1 ? "it" : "them"} is kept`;
 }

@@ -76,12 +76,15 @@ export class McpHost {
     return this.statuses().map((s) => ({ ...s, tool_names: [] }));
   }
 
-  /** Before a provider call: waits for starting servers and syncs their tools into `registry`. */
-  async prepare(registry: ToolRegistry, signal: AbortSignal): Promise<void> {
-    if (!this.#manager) return;
+  /**
+   * Before a provider call: waits for starting servers and syncs their tools into `registry`;
+   * resolves with the notices gathered since the last call (see {@link McpManager.prepare}).
+   */
+  async prepare(registry: ToolRegistry, signal: AbortSignal): Promise<readonly string[]> {
+    if (!this.#manager) return [];
     // A client that could not load was logged; the turn goes on with the other tools.
     const manager = await this.#manager.catch(() => undefined);
-    await manager?.prepare(registry, signal);
+    return await manager?.prepare(registry, signal) ?? [];
   }
 
   /** Stops every server that was started. */

@@ -48,6 +48,9 @@ interface Synced {
   names: Map<string, string[]>;
 }
 
+/** Notices kept for the next turn; more are only logged, and counted. */
+export const MAX_PENDING_NOTICES = 16;
+
 /** The longest error a status line carries (the full text is in the tool failures). */
 const MAX_STATUS_ERROR = 1000;
 
@@ -67,6 +70,8 @@ export class McpManager {
   #o: McpManagerOptions;
   #servers: McpServer[] = [];
   #started = false;
+  #notices: string[] = [];
+  #droppedNotices = 0;
   // Per registry (a Peon connection has one, an ACP agent one per session): each server's
   // generation last registered and its tool names there.
   #synced = new WeakMap<ToolRegistry, Synced>();
@@ -105,9 +110,16 @@ export class McpManager {
         env: this.#o.env,
         envNames,
         secretEnv: this.#o.secretEnv,
-        notice: (message) => this.#o.log(`scv-server: ${message}`),
+        notice: (message) => this.#notice(message),
       });
     }
+  }
+
+  /** Logs a notice and keeps it (bounded) for the next turn to show. */
+  #notice(message: string): void {
+    this.#o.log(`scv-server: ${message}`);
+    if (this.#notices.length < MAX_PENDING_NOTICES) this.#notices.push(message);
+    else this.#droppedNotices++;
   }
 
   #status(s: McpServer): McpServerStatus {
@@ -160,9 +172,11 @@ export class McpManager {
   /**
    * Before a provider call: waits for servers still starting (each at most its startup
    * timeout, or until `signal` aborts), refreshes tools that changed, and puts the current
-   * tools in `registry` (any number of registries may be kept in sync this way).
+   * tools in `registry` (any number of registries may be kept in sync this way). Resolves
+   * with the notices since the last call (tools left out, junk on stdout, a restart): a
+   * server's failure is not among them, it is reported in its status.
    */
-  async prepare(registry: ToolRegistry, signal: AbortSignal): Promise<void> {
+  async prepare(registry: ToolRegistry, signal: AbortSignal): Promise<string[]> {
     await Promise.all(this.#servers.map((s) => s.ready(signal)));
     await Promise.all(this.#servers.map((s) => s.refresh(signal)));
     let synced = this.#synced.get(registry);
@@ -181,7 +195,7 @@ export class McpManager {
         const name = toolName(server.name, info.name, taken);
         const tool = mcpTool(server, info, name);
         if (typeof tool === "string") {
-          this.#o.log(`scv-server: MCP server "${server.name}": ${tool}`);
+          this.#notice(`MCP server "${server.name}": ${tool}`);
           continue;
         }
         registry.register(tool);
@@ -191,6 +205,12 @@ export class McpManager {
       synced.names.set(server.name, names);
       synced.registered.set(server.name, server.generation);
     }
+    const notices = this.#notices.splice(0);
+    if (this.#droppedNotices > 0) {
+      notices.push(`${this.#droppedNotices} more MCP notice(s) are in the log`);
+      this.#droppedNotices = 0;
+    }
+    return notices;
   }
 
   /** Stops every server and waits for them to be gone. */

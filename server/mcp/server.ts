@@ -149,6 +149,8 @@ export class McpServer {
   #stopped = false;
   #toolsChanged = false;
   #overflow: string | undefined;
+  /** Values read for `${VAR}` references: often credentials, never in a message. */
+  #secrets = new Set<string>();
 
   /** Prepares the server; nothing runs until {@link start}. */
   constructor(name: string, config: McpServerConfig) {
@@ -222,16 +224,28 @@ export class McpServer {
   #makeTransport(ctx: StartContext): StdioTransport | StreamableHTTPClientTransport {
     const c = this.config;
     this.#overflow = undefined;
+    // What `${VAR}` expands to is kept out of every message (a token in a URL's query, say).
+    const env = (name: string) => {
+      const value = ctx.env(name);
+      if (value !== undefined && value.length >= 4) this.#secrets.add(value);
+      return value;
+    };
     if (isStdio(c)) {
-      const env = serverEnv(expandMap(c.env, ctx.env, "env"), ctx.env, ctx.envNames, ctx.secretEnv);
-      return new StdioTransport({ command: c.command, args: c.args, env, cwd: c.cwd ?? ctx.cwd });
+      const expanded = expandMap(c.env, env, "env");
+      const childEnv = serverEnv(expanded, ctx.env, ctx.envNames, ctx.secretEnv);
+      return new StdioTransport({
+        command: c.command,
+        args: c.args,
+        env: childEnv,
+        cwd: c.cwd ?? ctx.cwd,
+      });
     }
-    const url = expandReferences(c.url, ctx.env, "url");
+    const url = expandReferences(c.url, env, "url");
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       throw new RangeError(`url is not an absolute http(s) URL once its variables are set`);
     }
     return new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: expandMap(c.headers, ctx.env, "headers") },
+      requestInit: { headers: expandMap(c.headers, env, "headers") },
       fetch: boundedFetch({
         maxBytes: MAX_MESSAGE_BYTES,
         onOverflow: (message) => {
@@ -330,46 +344,55 @@ export class McpServer {
     timeoutMs: number,
   ): Promise<Record<string, unknown>> {
     await this.ready(signal);
-    // The process may be gone before the transport noticed: that is a crash too.
-    if (this.status === "ready" && this.#exited()) this.#crash();
-    if (this.#crashed && !this.#restarted && this.#ctx) {
-      this.#restarted = true;
-      this.#crashed = false;
-      this.#ctx.notice(`MCP server "${this.name}" stopped; restarting it (once)`);
-      await raceSignal(this.start(this.#ctx), signal);
-    }
-    const client = this.#client;
-    if (this.status !== "ready" || !client) {
-      throw new McpCallError(
-        this.error ?? `MCP server "${this.name}" is not running`,
-      );
-    }
-    try {
-      return await client.request(
-        { method: "tools/call", params: { name: tool, arguments: args } },
-        AnyResult,
-        { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs, resetTimeoutOnProgress: false },
-      );
-    } catch (e) {
-      if (signal.aborted) throw signal.reason;
-      await this.#exitedSoon();
-      if (this.#exited() && !this.#crashed) this.#crash();
-      if (this.#crashed || (this.status as McpStatus) === "failed") {
-        throw new McpCallError(this.error ?? `MCP server "${this.name}" stopped during the call`);
+    for (let attempt = 0;; attempt++) {
+      // The process may be gone before the transport noticed: that is a crash too.
+      if (this.status === "ready" && this.#exited()) this.#crash();
+      if (this.#crashed && !this.#restarted && this.#ctx) {
+        this.#restarted = true;
+        this.#crashed = false;
+        this.#ctx.notice(`MCP server "${this.name}" stopped; restarting it (once)`);
+        await raceSignal(this.start(this.#ctx), signal);
       }
-      if (/timed out/i.test(errorText(e))) {
-        throw new McpCallError(
-          `MCP server "${this.name}" did not answer the ${
-            JSON.stringify(tool)
-          } call within ${timeoutMs} ms`,
+      const client = this.#client;
+      const transport = this.#transport;
+      if (this.status !== "ready" || !client) {
+        throw this.#callError(this.error ?? `MCP server "${this.name}" is not running`);
+      }
+      try {
+        return await client.request(
+          { method: "tools/call", params: { name: tool, arguments: args } },
+          AnyResult,
+          { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs, resetTimeoutOnProgress: false },
+        );
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        await this.#exitedSoon();
+        if (this.#exited() && !this.#crashed) this.#crash();
+        // Died before the request could even be written (a kill just before the call): the
+        // server never saw it, so after the one restart it is sent again.
+        const unsent = transport instanceof StdioTransport && transport.writeFailed;
+        if (this.#crashed && unsent && !this.#restarted && attempt === 0) continue;
+        if (this.#crashed || (this.status as McpStatus) === "failed") {
+          throw this.#callError(this.error ?? `MCP server "${this.name}" stopped during the call`);
+        }
+        if (/timed out/i.test(errorText(e))) {
+          throw this.#callError(
+            `MCP server "${this.name}" did not answer the ${
+              JSON.stringify(tool)
+            } call within ${timeoutMs} ms`,
+          );
+        }
+        throw this.#callError(
+          `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
+            clip(causeChain(e), 1000)
+          }`,
         );
       }
-      throw new McpCallError(
-        `MCP server "${this.name}" failed the ${JSON.stringify(tool)} call: ${
-          clip(causeChain(e), 1000)
-        }`,
-      );
     }
+  }
+
+  #callError(message: string): McpCallError {
+    return new McpCallError(this.#redact(message));
   }
 
   /** The transport closed: expected while stopping, a crash otherwise. */
@@ -410,6 +433,12 @@ export class McpServer {
     clearTimeout(timer);
   }
 
+  /** `text` with every value a `${VAR}` reference expanded to replaced by `[redacted]`. */
+  #redact(text: string): string {
+    for (const secret of this.#secrets) text = text.replaceAll(secret, "[redacted]");
+    return text;
+  }
+
   /** `MCP server "x" <what>`, with its exit, junk on stdout and stderr tail when known. */
   #describe(what: string): string {
     let text = `MCP server "${this.name}" ${what}`;
@@ -430,7 +459,7 @@ export class McpServer {
       const tail = t.stderr.text();
       if (tail) text += `; stderr: ${tail}`;
     }
-    return text;
+    return this.#redact(text);
   }
 
   async #closeTransport(): Promise<void> {

@@ -74,6 +74,8 @@ export class StdioTransport implements Transport {
   readonly stderr: TailBuffer = new TailBuffer(STDERR_TAIL_BYTES);
   /** Resolves with the exit status once the process is gone. */
   exited: Promise<Deno.CommandStatus> | undefined;
+  /** Set when a message could not be written (the process was gone): it never got it. */
+  writeFailed = false;
   /** The exit status once the process is gone. */
   exitStatus: Deno.CommandStatus | undefined;
   /** The process's pid once started. */
@@ -109,7 +111,22 @@ export class StdioTransport implements Transport {
     } catch (e) {
       const cmd = JSON.stringify(this.#o.command);
       if (e instanceof Deno.errors.NotFound) {
-        return Promise.reject(new Error(`cannot start ${cmd}: command not found`));
+        // Deno says NotFound for a missing working directory too.
+        let cwdMissing = false;
+        try {
+          cwdMissing = !Deno.statSync(this.#o.cwd).isDirectory;
+        } catch (s) {
+          cwdMissing = s instanceof Deno.errors.NotFound;
+        }
+        return Promise.reject(
+          new Error(
+            cwdMissing
+              ? `cannot start ${cmd}: its working directory ${
+                JSON.stringify(this.#o.cwd)
+              } is not a directory`
+              : `cannot start ${cmd}: command not found`,
+          ),
+        );
       }
       if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
         return Promise.reject(
@@ -205,8 +222,16 @@ export class StdioTransport implements Transport {
 
   /** Writes one message as a line on the server's stdin. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.#stdin || this.#closed) throw new Error("the MCP server is not running");
-    await this.#stdin.write(encoder.encode(JSON.stringify(message) + "\n"));
+    if (!this.#stdin || this.#closed) {
+      this.writeFailed = true;
+      throw new Error("the MCP server is not running");
+    }
+    try {
+      await this.#stdin.write(encoder.encode(JSON.stringify(message) + "\n"));
+    } catch (e) {
+      this.writeFailed = true;
+      throw e;
+    }
   }
 
   /** Kills the server's process group (SIGTERM, then SIGKILL) and waits for it to exit. */

@@ -11,7 +11,7 @@ import { AnthropicAccumulator } from "./anthropic_accumulator.ts";
 import { anthropicBody } from "./anthropic_request.ts";
 import { callError, endpointUrl, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
-import { Redactor } from "./redact.ts";
+import { Redactor, urlSecrets } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import type { ProviderOptions } from "./options.ts";
 import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
@@ -38,7 +38,11 @@ export class AnthropicProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: ProviderOptions) {
     this.#o = options;
-    this.#redactor = new Redactor([options.apiKey, ...(options.secrets ?? [])]);
+    this.#redactor = new Redactor([
+      options.apiKey,
+      ...(options.secrets ?? []),
+      ...urlSecrets(options.baseUrl),
+    ]);
     const headers: Record<string, string> = {
       "anthropic-version": ANTHROPIC_VERSION,
       ...options.headers,

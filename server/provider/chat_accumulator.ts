@@ -5,7 +5,8 @@
  * - tool calls with `index` (OpenAI), without it (Gemini: a new `id` starts a new call, no `id`
  *   continues the last), and names resent whole on every delta (NVIDIA NIM, some proxies);
  * - reasoning as `reasoning_content` (DeepSeek, vLLM, llama.cpp; kept for tool-call messages,
- *   which DeepSeek requires back) or `reasoning` (Ollama, OpenRouter, Groq; not sent back);
+ *   which DeepSeek requires back), `reasoning` (Ollama, OpenRouter, Groq; not sent back), or
+ *   inline as `<think>...</think>` at the start of the content (R1-style models, no parser);
  * - Gemini's `extra_content` thought signatures on tool calls, kept to be sent back;
  * - usage at the top level or under `x_groq.usage` (Groq);
  * - errors mid-stream as `{"error": ...}` or `{"object": "error", "message": ...}` (older vLLM).
@@ -14,6 +15,8 @@
  */
 import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
+import { ResponseCaps } from "./caps.ts";
+import { type ThinkPiece, ThinkSplitter } from "./think_tags.ts";
 import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
 import {
@@ -59,19 +62,21 @@ interface CallSlot {
  */
 export class ChatAccumulator {
   #limits: ResponseLimits;
+  #caps: ResponseCaps;
   #text = "";
-  #textBytes = 0;
   #reasoning = "";
-  #reasoningBytes = 0;
   /** Reasoning came as `reasoning_content`: the field DeepSeek wants back. */
   #reasoningContent = false;
   #calls: CallSlot[] = [];
+  /** Reasoning inline as `<think>...</think>` at the start of the content. */
+  #think = new ThinkSplitter();
   #byIndex = new Map<number, number>();
   #finishReason: string | undefined;
 
   /** An accumulator for one response under these caps. */
   constructor(limits: ResponseLimits) {
     this.#limits = limits;
+    this.#caps = new ResponseCaps(limits);
   }
 
   /** The finish reason seen so far, if any (a stream without `[DONE]` may still be complete). */
@@ -116,21 +121,25 @@ export class ChatAccumulator {
     let content = delta.content;
     if (Array.isArray(content)) content = this.#parts(content, out);
     if (typeof content === "string" && content.length > 0) {
-      const n = utf8Length(content);
-      if (this.#textBytes + n > this.#limits.maxTextBytes) {
-        throw new ProviderError(
-          "response_limit",
-          `Assistant text exceeded ${this.#limits.maxTextBytes} bytes`,
-        );
-      }
-      this.#textBytes += n;
-      this.#text += content;
-      out.push({ type: "text", text: content });
+      this.#content(this.#think.push(content), out);
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const tc of delta.tool_calls) {
         if (tc && typeof tc === "object") this.#toolDelta(tc as Record<string, unknown>);
       }
+    }
+  }
+
+  /** Content after `<think>` splitting: text is the answer, the rest reasoning. */
+  #content(pieces: ThinkPiece[], out: ProviderEvent[]): void {
+    for (const p of pieces) {
+      if (p.kind === "reasoning") {
+        this.#addReasoning(p.text, out);
+        continue;
+      }
+      this.#caps.text(p.text);
+      this.#text += p.text;
+      out.push({ type: "text", text: p.text });
     }
   }
 
@@ -159,14 +168,7 @@ export class ChatAccumulator {
   }
 
   #addReasoning(r: string, out: ProviderEvent[]): void {
-    const n = utf8Length(r);
-    if (this.#reasoningBytes + n > this.#limits.maxTextBytes) {
-      throw new ProviderError(
-        "response_limit",
-        `Reasoning text exceeded ${this.#limits.maxTextBytes} bytes`,
-      );
-    }
-    this.#reasoningBytes += n;
+    this.#caps.reasoning(r);
     this.#reasoning += r;
     out.push({ type: "reasoning", text: r });
   }
@@ -211,30 +213,21 @@ export class ChatAccumulator {
   }
 
   #open(id: string): number {
-    if (this.#calls.length >= this.#limits.maxToolCalls) {
-      throw new ProviderError(
-        "tool_limit",
-        `Provider requested more than ${this.#limits.maxToolCalls} tool calls in one response`,
-      );
-    }
+    this.#caps.call();
     this.#calls.push({ id, name: "", args: "", argBytes: 0 });
     return this.#calls.length - 1;
   }
 
   #addArguments(call: CallSlot, piece: string): void {
     call.argBytes += utf8Length(piece);
-    if (call.argBytes > this.#limits.maxToolArgumentBytes) {
-      throw new ProviderError(
-        "tool_limit",
-        `Tool call arguments exceeded ${this.#limits.maxToolArgumentBytes} bytes`,
-      );
-    }
+    this.#caps.arguments(call.argBytes);
     call.args += piece;
   }
 
   /** Ends the response: every tool call, in order, then `done`. */
   finish(): ProviderEvent[] {
     const out: ProviderEvent[] = [];
+    this.#content(this.#think.end(), out);
     const seen = new Set<string>();
     const calls: ChatToolCall[] = this.#calls.map((c, i) => {
       // Ids pair each result with its call, so a missing or repeated one is made unique.

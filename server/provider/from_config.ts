@@ -6,6 +6,7 @@
  * @module
  */
 import type { Config } from "../config.ts";
+import { ProviderConfigError } from "./config_error.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Provider } from "./types.ts";
 
@@ -40,12 +41,12 @@ export function expandHeaders(
     const value = template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
       const got = env(v);
       if (got === undefined) {
-        throw new TypeError(
+        throw new ProviderConfigError(
           `Cannot send provider_headers "${name}": environment variable ${v} is not set`,
         );
       }
       if (/[\r\n\0]/.test(got)) {
-        throw new TypeError(
+        throw new ProviderConfigError(
           `Cannot send provider_headers "${name}": environment variable ${v} holds a line break`,
         );
       }

@@ -131,7 +131,31 @@ export class ProviderHttp {
           ),
         );
       }
-      if (res.ok && res.body) return { body: res.body, idle, headers: res.headers };
+      const type = res.headers.get("content-type") ?? "";
+      if (res.ok && res.body && !/^application\/(?:problem\+)?json/i.test(type)) {
+        return { body: res.body, idle, headers: res.headers };
+      }
+      if (res.ok && res.body) {
+        // A 2xx JSON body where a stream was asked for: a proxy's error, or a server that
+        // ignored "stream". Its own words say more than an empty stream would.
+        let text: string;
+        try {
+          text = await readBounded(res, idle, ERROR_BODY_WAIT_MS);
+        } finally {
+          idle.stop();
+        }
+        signal.throwIfAborted();
+        throw new HttpStatusError(
+          res.status,
+          text,
+          redactor.safe(
+            `Provider answered with JSON instead of an event stream: ${
+              errorTextOf(text) || "empty body"
+            }`,
+            MAX_ERROR_DETAIL_CHARS,
+          ),
+        );
+      }
       if (res.ok) {
         idle.stop();
         throw new ProviderError("provider_error", "Provider returned an empty body");

@@ -13,7 +13,7 @@ import { errorTextOf } from "./error_body.ts";
 import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor } from "./redact.ts";
+import { Redactor, urlSecrets } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
 import {
@@ -60,7 +60,11 @@ export class OpenAIProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: OpenAIProviderOptions) {
     this.#limits = options.limits ?? DEFAULT_RESPONSE_LIMITS;
-    this.#redactor = new Redactor([options.apiKey, ...(options.secrets ?? [])]);
+    this.#redactor = new Redactor([
+      options.apiKey,
+      ...(options.secrets ?? []),
+      ...urlSecrets(options.baseUrl),
+    ]);
     const headers: Record<string, string> = {
       ...options.headers,
       "content-type": "application/json",
@@ -105,6 +109,8 @@ export class OpenAIProvider implements Provider {
           if (withTools && refusesTools(e)) {
             withTools = false;
             refusedTools = clip(e.message, MAX_DETAIL_CHARS);
+            // Bounded: a client may name any number of models (session.configure).
+            if (this.#noTools.size >= MAX_REMEMBERED_MODELS) this.#noTools.clear();
             this.#noTools.set(request.model, refusedTools);
             continue;
           }
@@ -171,6 +177,9 @@ export class OpenAIProvider implements Provider {
   }
 }
 
+/** Models remembered as refusing tools, at most. */
+const MAX_REMEMBERED_MODELS = 64;
+
 /** Finish reasons that mean the answer is not whole, and how to say so. */
 export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
   length: "cut the answer short at its output limit",
@@ -199,9 +208,10 @@ function refusesField(e: HttpStatusError, field: string): boolean {
 }
 
 /**
- * A refusal of `tools` itself, as llama.cpp ("tools param requires --jinja flag"), Ollama
- * ("... does not support tools") and vLLM ("auto" tool choice requires
- * --enable-auto-tool-choice) word it.
+ * A refusal of `tools` itself, as llama.cpp ("tools param requires --jinja flag", older builds
+ * "Cannot use tools with stream"), Ollama ("... does not support tools"), vLLM ("auto" tool
+ * choice requires --enable-auto-tool-choice) and OpenRouter ("No endpoints found that support
+ * tool use") word it.
  */
 function refusesTools(e: HttpStatusError): boolean {
   if (e.status < 400 || e.status === 401 || e.status === 403 || e.status === 429) return false;
@@ -210,4 +220,4 @@ function refusesTools(e: HttpStatusError): boolean {
 
 /** How servers word "this model or server cannot take tools". */
 const TOOLS_REFUSAL =
-  /does not support tools|tools? (?:param |parameter )?requires|tool choice requires|tool_choice.*(?:requires|not supported)|(?:tools?|function calling) (?:is |are )?not (?:supported|enabled|available)/i;
+  /does not support tools|support tool use|cannot use tools with stream|tools? (?:param |parameter )?requires|tool choice requires|tool_choice.*(?:requires|not supported)|(?:tools?|function calling) (?:is |are )?not (?:supported|enabled|available)/i;

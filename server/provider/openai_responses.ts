@@ -2,8 +2,9 @@
  * The OpenAI Responses streaming provider (`provider: "openai-responses"`): `POST
  * {base_url}/responses`, stateless (`store: false`, the whole input every time), the history
  * translated by `responses_request.ts` and the stream read by `responses_accumulator.ts`, under
- * the same caps, retries, timeouts and redaction as every provider. A server that refuses the
- * `include` of encrypted reasoning gets the request again without it, once.
+ * the same caps, retries, timeouts and redaction as every provider. It asks for encrypted
+ * reasoning (`include`) and reasoning summaries (`reasoning.summary`); a model that refuses
+ * either gets the request again without it, and that is remembered for the model.
  *
  * @module
  */
@@ -11,8 +12,11 @@ import { clip } from "../error_text.ts";
 import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor } from "./redact.ts";
-import { responsesBody } from "./responses_request.ts";
+import { Redactor, urlSecrets } from "./redact.ts";
+import { OPTIONAL_FIELDS, type OptionalField, responsesBody } from "./responses_request.ts";
+
+/** Models whose refusals are remembered, at most. */
+const MAX_REMEMBERED_MODELS = 64;
 import { ResponsesAccumulator } from "./responses_accumulator.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
@@ -32,13 +36,17 @@ export class OpenAIResponsesProvider implements Provider {
   #o: ProviderOptions;
   #http: ProviderHttp;
   #redactor: Redactor;
-  /** The server refused `include` once: it is not sent again. */
-  #noInclude = false;
+  /** Optional fields each model refused; not sent to it again. Bounded, as models are. */
+  #refused = new Map<string, Set<OptionalField>>();
 
   /** Creates a provider for one base URL. */
   constructor(options: ProviderOptions) {
     this.#o = options;
-    this.#redactor = new Redactor([options.apiKey, ...(options.secrets ?? [])]);
+    this.#redactor = new Redactor([
+      options.apiKey,
+      ...(options.secrets ?? []),
+      ...urlSecrets(options.baseUrl),
+    ]);
     const headers: Record<string, string> = {
       ...options.headers,
       "content-type": "application/json",
@@ -61,21 +69,22 @@ export class OpenAIResponsesProvider implements Provider {
     const { signal } = request;
     try {
       let res;
+      const refused = this.#refused.get(request.model) ?? new Set<OptionalField>();
       for (;;) {
-        const body = responsesBody(
-          request.model,
-          request.messages,
-          request.tools,
-          !this.#noInclude,
-        );
+        const optional = new Set(OPTIONAL_FIELDS.filter((f) => !refused.has(f)));
+        const body = responsesBody(request.model, request.messages, request.tools, optional);
         try {
           res = await this.#http.open(JSON.stringify(body), signal);
           break;
         } catch (e) {
-          const refused = e instanceof HttpStatusError && (e.status === 400 || e.status === 422) &&
-            e.body.includes("include");
-          if (!refused || this.#noInclude) throw e;
-          this.#noInclude = true;
+          // A 400/422 naming a field we could do without: drop it for this model, once each.
+          const field = e instanceof HttpStatusError && (e.status === 400 || e.status === 422)
+            ? [...optional].find((f) => e.body.includes(f))
+            : undefined;
+          if (field === undefined) throw e;
+          refused.add(field);
+          if (this.#refused.size >= MAX_REMEMBERED_MODELS) this.#refused.clear();
+          this.#refused.set(request.model, refused);
         }
       }
       const acc = new ResponsesAccumulator(this.#o.limits ?? DEFAULT_RESPONSE_LIMITS);

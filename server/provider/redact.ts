@@ -28,6 +28,38 @@ export function stripUrlCredentials(text: string): string {
   return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, `$1${REDACTED}@`);
 }
 
+/**
+ * The secrets a URL carries: its password, and `user:password` as the Basic authorization
+ * `fetch` sends for it (plain and base64), so an echo of either is redacted too.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { urlSecrets } from "./redact.ts";
+ * assert.deepEqual(urlSecrets("http://bob:s3cret@h/v1"), ["s3cret", "bob:s3cret", btoa("bob:s3cret")]);
+ * assert.deepEqual(urlSecrets("http://h/v1"), []);
+ * ```
+ */
+export function urlSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  if (!parsed.password && !parsed.username) return [];
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  const pair = `${user}:${password}`;
+  let basic = "";
+  try {
+    basic = btoa(pair);
+  } catch {
+    // Not Latin-1: fetch could not send it as Basic either.
+  }
+  return [password || user, pair, basic].filter((s) => s !== "");
+}
+
 /** Removes known secret values and URL credentials from text meant for users and logs. */
 export class Redactor {
   #secrets: string[];

@@ -10,15 +10,21 @@
  */
 import type { ChatMessage, ToolSpec } from "./types.ts";
 
+/** Request fields a server may refuse; each is dropped for a model once refused. */
+export const OPTIONAL_FIELDS = ["include", "reasoning"] as const;
+/** One of {@link OPTIONAL_FIELDS}. */
+export type OptionalField = typeof OPTIONAL_FIELDS[number];
+
 /**
- * The request body of one streaming Responses call; `includeReasoning` asks for encrypted
- * reasoning (needed to send it back statelessly), dropped for servers that refuse it.
+ * The request body of one streaming Responses call. `optional` names the fields the server
+ * has not refused: `include` asks for encrypted reasoning (needed to send it back statelessly),
+ * `reasoning` for reasoning summaries to stream (non-reasoning models refuse it).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { responsesBody } from "./responses_request.ts";
- * const body = responsesBody("gpt-5", [{ role: "user", content: "Hi" }], [], true);
+ * const body = responsesBody("gpt-5", [{ role: "user", content: "Hi" }], [], new Set(["include"]));
  * assert.equal(body.store, false);
  * assert.deepEqual(body.input, [{ type: "message", role: "user", content: "Hi" }]);
  * ```
@@ -27,7 +33,7 @@ export function responsesBody(
   model: string,
   history: readonly ChatMessage[],
   tools: readonly ToolSpec[],
-  includeReasoning: boolean,
+  optional: ReadonlySet<OptionalField> = new Set(OPTIONAL_FIELDS),
 ): Record<string, unknown> {
   const instructions: string[] = [];
   const input: Array<Record<string, unknown>> = [];
@@ -65,6 +71,7 @@ export function responsesBody(
       parameters: t.function.parameters,
     }));
   }
-  if (includeReasoning) body.include = ["reasoning.encrypted_content"];
+  if (optional.has("include")) body.include = ["reasoning.encrypted_content"];
+  if (optional.has("reasoning")) body.reasoning = { summary: "auto" };
   return body;
 }

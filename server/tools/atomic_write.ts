@@ -3,14 +3,24 @@
  * half-written one (a temporary file in the same directory, then a rename), and so that no
  * concurrent change can make the write land outside the workspace.
  *
- * Why it walks with `chdir`: a path is resolved again by the kernel at every system call, so a
+ * Why a helper process: a path is resolved again by the kernel at every system call, so a
  * directory of it swapped for a symlink between a check and the write (or the workspace itself
- * replaced by one) would redirect a write by path. Deno has no `openat`, but the process's
- * working directory is a directory handle the kernel holds: each step changes into one name,
- * then asks the kernel where it really is (`getcwd`) before going on, and the file is created
- * and renamed by a name relative to it. A symlink swapped in afterwards changes nothing; one
- * swapped in before is seen by the check. Every step is synchronous, so no other code of scv
- * runs while the working directory is borrowed, and it is put back before returning.
+ * replaced by one) redirects a write by path. Only a directory handle the kernel holds is safe,
+ * and Deno has no `openat`; worse, Deno's own `chdir` does not help, because with any
+ * `--allow-read`/`--allow-write` flag Deno turns every relative name into `getcwd()` + name
+ * before the system call (strace: `openat(AT_FDCWD, "/ws/sub/.scv-….tmp")`, `rename("/ws/sub/…",
+ * "/ws/sub/x")`), and the kernel walks that path again. So a short fixed bash script does the
+ * work: its working directory is the handle, and every system call it makes names one
+ * component relative to it (`chdir("sub")`, `openat(AT_FDCWD, ".scv-….tmp")`,
+ * `renameat2(AT_FDCWD, …, AT_FDCWD, "x")`). Before it creates anything, and before the file,
+ * it asks the kernel where it really is (`getcwd`, through coreutils' `pwd -P`: bash's own
+ * `pwd -P` re-walks the path string) and stops unless that is inside the workspace. A symlink
+ * swapped in afterwards changes nothing; one swapped in before is seen by the check.
+ *
+ * The helper never writes where scv may not: scv's own Deno write permission for the file (and
+ * for each directory it may create) is checked first. It runs as `bash` when scv may run bash,
+ * else through `bwrap` with the host's root read-only and only the workspace writable, so even
+ * the helper itself cannot write outside.
  *
  * @module
  */
@@ -26,44 +36,105 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
-/** Where the process is now; undefined when scv may not know (no read permission for it). */
-function currentDir(): string | undefined {
+/**
+ * The helper. Arguments: the workspace, the file's name, the temporary name, the mode to give
+ * (octal, empty for the default), the index of the first directory it may create, mv's flag
+ * that keeps it from moving into a directory, then the directories from the workspace down.
+ * The data comes on stdin. Exit codes: 3 outside (stdout: where), 4 no workspace, 5 a parent
+ * not a directory, 6 the file is a directory, 7 a directory scv may not create (stdout: its
+ * index), 8 anything else (stdout: the tool's message).
+ */
+const SCRIPT = String.raw`set -o noclobber
+umask "$(printf '%o' $(( $(umask) | 022 )))"
+root=$1 base=$2 tmp=$3 mode=$4 mkfrom=$5 mvflag=$6
+shift 6
+pwdbin=$(type -P pwd) || { printf 'no pwd executable on PATH'; exit 8; }
+check() {
+  here=$("$pwdbin" -P && echo .) || { printf 'cannot tell the current directory'; exit 8; }
+  here=\${here%?.}
+  case $here in "$root" | "$root"/*) ;; *) printf '%s' "$here"; exit 3 ;; esac
+}
+cd -P -- "$root" 2>/dev/null || exit 4
+i=0
+for name do
+  # "./" so that a directory named "-" is not $OLDPWD.
+  if ! cd -P -- "./$name" 2>/dev/null; then
+    if [ -e "$name" ] || [ -L "$name" ]; then
+      [ -d "$name" ] && { printf 'permission denied by the operating system'; exit 8; }
+      exit 5
+    fi
+    [ "$i" -ge "$mkfrom" ] || { printf '%s' "$i"; exit 7; }
+    check
+    if ! err=$(mkdir -- "$name" 2>&1) && ! [ -e "$name" ] && ! [ -L "$name" ]; then
+      printf '%s' "\${err#*: }"; exit 8
+    fi
+    cd -P -- "./$name" 2>/dev/null || exit 5
+  fi
+  i=$((i + 1))
+done
+check
+if [ -d "$base" ] && ! [ -L "$base" ]; then exit 6; fi
+trap 'rm -f -- "$tmp"' EXIT
+err=$( { cat > "$tmp"; } 2>&1 ) || { printf '%s' "\${err#*: }"; exit 8; }
+if [ -n "$mode" ]; then
+  err=$(chmod -- "$mode" "$tmp" 2>&1) || { printf '%s' "\${err#*: }"; exit 8; }
+fi
+err=$(mv -f "$mvflag" -- "$tmp" "$base" 2>&1) || { printf '%s' "\${err#*: }"; exit 8; }
+trap - EXIT
+`.replaceAll("\\${", "${"); // A template literal cannot hold a bare "${".
+
+/** The longest message of the helper that is kept. */
+const MAX_MESSAGE = 1000;
+
+/** The PATH the helper runs with: the user's, else the usual system directories. */
+function helperPath(): string {
   try {
-    return Deno.cwd();
+    const p = Deno.env.get("PATH");
+    if (p) return p;
   } catch {
-    return undefined;
+    // Without --allow-env the fallback does.
   }
+  return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
 }
 
-/** Changes into `name` (one component), creating it first when it is missing. */
-function enter(name: string, absolute: string): void {
-  try {
-    Deno.chdir(name);
-    return;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+function granted(desc: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(desc).state === "granted";
+}
+
+/** How to start the helper, by what scv may run; throws `NotCapable` when it may run neither. */
+function helperCommand(root: string, args: string[]): { command: string; args: string[] } {
+  const argv = ["-c", SCRIPT, "scv-write", ...args];
+  if (granted({ name: "run", command: "bash" })) return { command: "bash", args: argv };
+  if (granted({ name: "run", command: "bwrap" })) {
+    return {
+      command: "bwrap",
+      args: [
+        ...["--ro-bind", "/", "/", "--bind", root, root, "--dev", "/dev"],
+        ...["--unshare-net", "--die-with-parent", "--new-session", "--", "bash", ...argv],
+      ],
+    };
   }
-  try {
-    Deno.mkdirSync(name);
-  } catch (err) {
-    // Made meanwhile by someone else, or a dangling symlink: the chdir below decides.
-    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-  }
-  try {
-    Deno.chdir(name);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
-    }
-    throw err;
-  }
+  throw new Deno.errors.NotCapable(
+    "Requires --allow-run=bash (or --allow-run=bwrap): files are written by a small helper " +
+      "so that no concurrent change can redirect the write",
+  );
+}
+
+/** The error a write that `scv` may not do throws, as Deno words it. */
+function noWrite(p: string): Deno.errors.NotCapable {
+  return new Deno.errors.NotCapable(
+    `Requires write access to "${p}", run again with the --allow-write flag`,
+  );
 }
 
 /**
  * Writes `data` to `absolute` (physical, inside the physical workspace `root`), creating parent
  * directories. Throws `OutsideWorkspaceError`, having written nothing outside, when the
- * workspace or a parent no longer resolves inside `root`, and the file system's errors
- * otherwise; on failure no temporary file is left behind.
+ * workspace or a parent no longer resolves inside `root`, `Deno.errors.NotCapable` when scv
+ * may not write there (or may run no helper), and the file system's errors otherwise; on
+ * failure no temporary file is left behind. The helper is awaited to its end, so nothing of
+ * the write happens after this settles; `signal` stops it early (before the rename, nothing
+ * is written).
  *
  * @example
  * ```ts
@@ -75,64 +146,101 @@ function enter(name: string, absolute: string): void {
  * await Deno.remove(root, { recursive: true });
  * ```
  */
-export function atomicWrite(root: string, absolute: string, data: Uint8Array): Promise<void> {
-  try {
-    writeInside(root, absolute, data);
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
-function writeInside(root: string, absolute: string, data: Uint8Array): void {
+export async function atomicWrite(
+  root: string,
+  absolute: string,
+  data: Uint8Array,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!isInside(root, absolute) || absolute === root) {
     throw new OutsideWorkspaceError(absolute, root);
   }
-  const parts = path.relative(root, absolute).split("/");
-  const base = parts.pop()!;
-  const original = currentDir();
+  // scv's own permission first: the helper has the user's rights, not scv's.
+  if (!granted({ name: "write", path: absolute })) throw noWrite(absolute);
+  const dirs = path.relative(root, absolute).split("/");
+  const base = dirs.pop()!;
+  // Permissions cover a path and all below it: the first directory scv may write, and all
+  // deeper ones, may be created; those above must exist already.
+  let mkfrom = 0;
+  while (mkfrom < dirs.length && !granted({ name: "write", path: dirPath(root, dirs, mkfrom) })) {
+    mkfrom++;
+  }
+  let mode = "";
   try {
-    Deno.chdir(root);
-    let here = Deno.cwd();
-    // The workspace itself replaced by a symlink (or moved) since the session started.
-    if (here !== root) throw new OutsideWorkspaceError(here, root);
-    for (const name of parts) {
-      enter(name, absolute);
-      here = Deno.cwd();
-      if (!isInside(root, here)) throw new OutsideWorkspaceError(here, root);
-    }
-    let mode: number | undefined;
-    try {
-      const info = Deno.lstatSync(base);
-      if (info.isDirectory) {
-        throw new Deno.errors.IsADirectory(`"${path.join(here, base)}" is a directory`);
-      }
-      // Keep an existing file's permissions (an executable script stays executable); a
-      // symlink there is replaced by the rename, not written through.
-      if (info.isFile) mode = info.mode ?? undefined;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
-    // A fixed-length name, so that a target name near the file system's limit still fits.
-    const temp = `.scv-${crypto.randomUUID()}.tmp`;
-    try {
-      Deno.writeFileSync(temp, data, { createNew: true, mode: 0o644 });
-      if (mode !== undefined) Deno.chmodSync(temp, mode & 0o7777);
-      Deno.renameSync(temp, base);
-    } catch (err) {
-      try {
-        Deno.removeSync(temp);
-      } catch {
-        // Never created, or already renamed.
-      }
+    const info = await Deno.lstat(absolute);
+    if (info.isDirectory) throw new Deno.errors.IsADirectory(`"${absolute}" is a directory`);
+    // Keep an existing file's permissions (an executable script stays executable). Read by
+    // path, so a swap may show another file's mode; it only ever sets bits of this file.
+    const bits = (info.mode ?? 0o644) & 0o7777;
+    if (info.isFile && bits !== 0o644) mode = bits.toString(8);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) {
       throw err;
     }
-  } finally {
-    // Back where scv was; where scv may not know that, the workspace is a safe place to stay.
-    try {
-      Deno.chdir(original ?? root);
-    } catch {
-      // The original directory is gone: nothing depends on the working directory.
-    }
+  }
+  const tmp = `.scv-${crypto.randomUUID()}.tmp`;
+  const mvflag = Deno.build.os === "linux" ? "-T" : "-h";
+  const { command, args } = helperCommand(root, [
+    root,
+    base,
+    tmp,
+    mode,
+    String(mkfrom),
+    mvflag,
+    ...dirs,
+  ]);
+  const child = new Deno.Command(command, {
+    args,
+    cwd: "/",
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { PATH: helperPath(), LC_ALL: "C" },
+    clearEnv: true,
+    ...(signal ? { signal } : {}),
+  }).spawn();
+  const fed = feed(child.stdin, data);
+  const [out] = await Promise.all([child.output(), fed]);
+  const text = (bytes: Uint8Array) =>
+    new TextDecoder().decode(bytes.subarray(0, MAX_MESSAGE)).trim();
+  const said = text(out.stdout);
+  switch (out.code) {
+    case 0:
+      return;
+    case 3:
+      throw new OutsideWorkspaceError(said, root);
+    case 4:
+      throw new Deno.errors.NotFound(`The workspace "${root}" no longer exists`);
+    case 5:
+      throw new Deno.errors.NotADirectory(`A parent of "${absolute}" is not a directory`);
+    case 6:
+      throw new Deno.errors.IsADirectory(`"${absolute}" is a directory`);
+    case 7:
+      throw noWrite(dirPath(root, dirs, Number(said)));
+  }
+  if (signal?.aborted) throw signal.reason;
+  const why = said || text(out.stderr) || `the write helper ended with status ${out.code}`;
+  if (/permission denied/i.test(why)) {
+    throw new Deno.errors.PermissionDenied(`Cannot write "${absolute}": ${why}`);
+  }
+  if (command === "bwrap" && out.code !== 8) {
+    throw new Error(`the sandbox that writes files could not start (${why})`);
+  }
+  throw new Error(why);
+}
+
+/** The path of directory `i` of `dirs` below `root`. */
+function dirPath(root: string, dirs: string[], i: number): string {
+  return path.join(root, ...dirs.slice(0, i + 1));
+}
+
+/** Writes `data` to the helper's stdin and closes it; a helper that ended early is no error. */
+async function feed(stdin: WritableStream<Uint8Array>, data: Uint8Array): Promise<void> {
+  const writer = stdin.getWriter();
+  try {
+    await writer.write(data);
+    await writer.close();
+  } catch {
+    // The helper stopped reading (it refused the write): its exit status says why.
   }
 }

@@ -62,7 +62,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     const after = edit.after;
 
     if (ctx.signal.aborted) return failed(stopMessage(ctx.signal, `Editing "${p}" was cancelled`));
-    await atomicWrite(ctx.cwd, target.absolute, new TextEncoder().encode(after));
+    await atomicWrite(ctx.cwd, target.absolute, new TextEncoder().encode(after), ctx.signal);
 
     const n = edit.replaced;
     const head = `Edited "${p}": replaced ${n} occurrence${n === 1 ? "" : "s"}\n\n`;

@@ -15,8 +15,11 @@ export type EditResult =
 export interface EditRequest {
   /** The path as the model gave it, for messages. */
   path: string;
+  /** The exact text to replace. */
   old_string: string;
+  /** The text to put in its place. */
   new_string: string;
+  /** Replace every occurrence; otherwise `old_string` must occur once. */
   replace_all?: boolean | undefined;
 }
 

@@ -33,7 +33,7 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
     let existed = true;
     await Deno.lstat(target.absolute).catch(() => existed = false);
     // The session's workspace, not the one resolved just now: it may be a symlink by now.
-    await atomicWrite(ctx.cwd, target.absolute, bytes);
+    await atomicWrite(ctx.cwd, target.absolute, bytes, ctx.signal);
     const verb = existed ? "Overwrote" : "Created";
     return {
       success: true,

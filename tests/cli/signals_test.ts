@@ -10,6 +10,14 @@ import { processesWith } from "../support/probes.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
+/**
+ * A `sleep` command line no other run on the machine has: a process left by another checkout's
+ * run of these tests must neither count as this call's process nor as its survivor.
+ */
+function uniqueSleep(seconds: number): string {
+  return `sleep ${seconds}.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+}
+
 async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -21,7 +29,7 @@ async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<b
 
 for (const sandbox of ["auto", "off"] as const) {
   Deno.test(`scv server ends on SIGHUP like EOF and leaves no tool process (sandbox ${sandbox})`, async () => {
-    const marker = `sleep 2718.${sandbox === "off" ? 1 : 2}`;
+    const marker = uniqueSleep(2718);
     const mock = await MockOpenAI.start((_r, i) =>
       i === 0 ? toolCalls([{ name: "bash", arguments: { command: marker } }]) : text("x")
     );
@@ -46,7 +54,7 @@ for (const sandbox of ["auto", "off"] as const) {
 
 for (const signal of ["SIGTERM", "SIGHUP"] as const) {
   Deno.test(`scv exec cancels its turn on ${signal} and leaves no tool process`, async () => {
-    const marker = `sleep 3172.${signal === "SIGTERM" ? 1 : 2}`;
+    const marker = uniqueSleep(3172);
     const mock = await MockOpenAI.start((_r, i) =>
       i === 0 ? toolCalls([{ name: "bash", arguments: { command: marker } }]) : text("x")
     );

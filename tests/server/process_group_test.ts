@@ -3,6 +3,7 @@
  * (`--allow-run=bash` without `Deno.kill`), the permissions scv runs with.
  */
 import { assertEquals } from "../support/assert.ts";
+import { aliveNow } from "../support/probes.ts";
 
 const MODULE = new URL("../../server/process_group.ts", import.meta.url).href;
 
@@ -38,13 +39,7 @@ console.log(JSON.stringify({ refused, signal: status.signal, grandchild }));
     const r = JSON.parse(new TextDecoder().decode(out.stdout));
     assertEquals([r.refused, r.signal], [true, "SIGKILL"], "Deno.kill was refused, bash did it");
     // A killed process may linger a moment as a zombie until it is reaped.
-    const alive = () => {
-      try {
-        return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${r.grandchild}/stat`));
-      } catch {
-        return false;
-      }
-    };
+    const alive = () => aliveNow(r.grandchild);
     for (let i = 0; i < 40 && alive(); i++) await new Promise((ok) => setTimeout(ok, 50));
     assertEquals(alive(), false, `grandchild ${r.grandchild} survived`);
   } finally {

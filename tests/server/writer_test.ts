@@ -455,3 +455,32 @@ Deno.test("abort returns even when the sink never finishes a write", async () =>
   await within(w.abort("grace period over"), 1000, "abort");
   await assert.rejects(w.send({ type: "y" }), WriterClosedError);
 });
+
+Deno.test("frames queued one after another within a task go to the sink as one write", async () => {
+  const sink = gatedSink();
+  sink.open();
+  const w = new FrameWriter(sink.stream, { maxFrameBytes: 1024 });
+  // Each send awaits a little, as a turn's emits do; they still land in one batch.
+  await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+    for (let k = 0; k < i % 4; k++) await null;
+    await w.send({ type: "d", i });
+  }));
+  await w.close();
+  assert.equal(sink.chunks.length, 1, "one write for the 40 frames");
+  assert.deepEqual(
+    sink.frames().map((f) => f.i),
+    Array.from({ length: 40 }, (_, i) => i).sort(
+      (a, b) => (a % 4) - (b % 4) || a - b,
+    ),
+  );
+});
+
+Deno.test("a batch never holds more than the queue bound: a full queue is written at once", async () => {
+  const sink = gatedSink();
+  sink.open();
+  const w = new FrameWriter(sink.stream, { maxFrameBytes: 1024 });
+  await Promise.all(Array.from({ length: 600 }, (_, i) => w.send({ type: "d", i })));
+  await w.close();
+  assert.ok(sink.chunks.length >= 3, `${sink.chunks.length} writes for 600 frames`);
+  assert.deepEqual(sink.frames().map((f) => f.i), Array.from({ length: 600 }, (_, i) => i));
+});

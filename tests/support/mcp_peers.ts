@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { SERVER_FLAGS } from "./server_process.ts";
+import { SERVER_FLAGS, type ServerProcess } from "./server_process.ts";
+import { aliveNow } from "./probes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = `${ROOT}.ci/npm/node_modules/.bin/`;
@@ -52,13 +53,21 @@ export function freePort(): number {
   return port;
 }
 
-/** Whether a process of that pid exists (and is not a zombie). */
+/** Whether a process of that pid exists (and is not a zombie): see {@link aliveNow}. */
 export function alive(pid: number): boolean {
+  return aliveNow(pid);
+}
+
+/**
+ * Kills `pid` if it still runs: a stubborn server whose test failed before scv shut down (the
+ * cleanup SIGKILLs scv, which cannot stop it then) must not linger and disturb later runs.
+ */
+export function reap(pid: number | undefined): void {
+  if (pid === undefined || !aliveNow(pid)) return;
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
+    Deno.kill(pid, "SIGKILL");
   } catch {
-    return false;
+    // Gone meanwhile.
   }
 }
 
@@ -117,4 +126,20 @@ export async function startEverythingHttp(): Promise<{ url: string; stop(): Prom
       await reader.cancel().catch(() => {});
     },
   };
+}
+
+/**
+ * Ends a test's scv the way a user's does (EOF), so that it stops its MCP servers, and kills it
+ * only if it has not exited within 10 s.
+ */
+export async function stopScv(server: ServerProcess): Promise<void> {
+  await server.closeStdin();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exited = await Promise.race([
+    server.child.status.then(() => true),
+    new Promise<boolean>((r) => timer = setTimeout(() => r(false), 10000)),
+  ]);
+  clearTimeout(timer);
+  if (!exited) await server.kill();
+  else await server.stop();
 }

@@ -40,13 +40,42 @@ export async function until(
   }
 }
 
-/** Whether a process with this pid exists and is not a zombie. */
-export async function alive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
+/**
+ * Whether a process with this pid exists and is not a zombie, asking `ps`: Deno lets only
+ * `--allow-all` read `/proc/<pid>/*` (under `deno task test`'s flags such a read throws, which
+ * would make every process look gone), while `--allow-run` may run `ps`.
+ */
+export function aliveNow(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  const out = new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", String(pid)],
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  const state = new TextDecoder().decode(out.stdout).trim();
+  return state !== "" && !state.startsWith("Z") && !state.startsWith("X");
+}
+
+/** {@link aliveNow}, for `await` call sites. */
+export function alive(pid: number): Promise<boolean> {
+  return Promise.resolve(aliveNow(pid));
+}
+
+/**
+ * Host pids of live processes whose command line is exactly `args` joined by spaces (what `ps`
+ * shows), zombies left out; through `ps` for the reason {@link aliveNow} gives.
+ */
+export function pidsRunning(args: readonly string[]): number[] {
+  const want = args.join(" ");
+  const out = new Deno.Command("ps", {
+    args: ["-eo", "pid=,stat=,args="],
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (m && m[3] === want && !m[2]!.startsWith("Z")) pids.push(Number(m[1]));
   }
+  return pids;
 }

@@ -237,3 +237,31 @@ Deno.test(
     });
   },
 );
+
+Deno.test(
+  "e2e: /new starts a fresh session and /resume goes back to the first one",
+  opts,
+  async () => {
+    await withTui(
+      { script: [text("Kiwi noted."), text("Fresh."), text("It was kiwi.")] },
+      async (s) => {
+        await ask(s, "the word is kiwi", "Kiwi noted.");
+        s.type("/new");
+        s.keys("Enter");
+        await s.waitFor("New session");
+        await ask(s, "something else", "Fresh.");
+        s.type("/resume");
+        s.keys("Enter");
+        await s.waitFor("2 of 2 sessions");
+        s.keys("Down"); // the newest first: the first session is the second row
+        s.keys("Enter");
+        const pane = await s.waitFor("Resumed session");
+        assert(pane.includes("› the word is kiwi") && !pane.includes("› something else"), pane);
+        await ask(s, "which word?", "It was kiwi.");
+        const sentNow = messages(s.mock.requests[2]!.body);
+        assert(sentNow.some((m) => m.content === "the word is kiwi"), JSON.stringify(sentNow));
+        assert(!sentNow.some((m) => m.content === "something else"), JSON.stringify(sentNow));
+      },
+    );
+  },
+);

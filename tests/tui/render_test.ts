@@ -538,3 +538,47 @@ Deno.test("with text in the composer the approval says to empty it to answer", (
     lines.join("\n"),
   );
 });
+
+Deno.test("write_file that created a file shows its content as added lines", () => {
+  const lines = renderItem({
+    kind: "tool",
+    callId: "c1",
+    name: "write_file",
+    args: { path: "notes.md", content: "hello\n" },
+    summary: "Write file: notes.md (6 bytes)",
+    success: true,
+    output: 'Created "notes.md" (6 bytes written)',
+    truncated: false,
+  }, view);
+  assertEquals(lines.slice(1, 3), ["  ⎿ @@ -0,0 +1 @@", "    +hello"]);
+});
+
+Deno.test("write_file that overwrote a file says its earlier content is not shown, not a creation hunk", () => {
+  const lines = renderItem({
+    kind: "tool",
+    callId: "c1",
+    name: "write_file",
+    args: { path: "notes.md", content: "second\n" },
+    summary: "Write file: notes.md (7 bytes)",
+    success: true,
+    output: 'Overwrote "notes.md" (7 bytes written)',
+    truncated: false,
+  }, view);
+  assertEquals(lines.slice(1, 3), [
+    "  ⎿ replaced the whole file (its earlier content is not shown) with:",
+    "    +second",
+  ]);
+  assert(!lines.some((l) => l.includes("@@ -0,0")), lines.join("\n"));
+});
+
+Deno.test("the call in the approval box is not listed again above it; other proposed calls are", () => {
+  const { s, t } = startTurn("two calls");
+  applyAll(s, [
+    t.proposed("c1", "bash", { command: "ls -la" }),
+    t.proposed("c2", "bash", { command: "pwd" }),
+    t.approval("c1", "bash", "Run shell command: ls -la"),
+  ]);
+  const lines = renderLive(s, view, createRenderCache());
+  assertEquals(lines.filter((l) => l.includes("ls -la")).length, 1, lines.join("\n"));
+  assert(lines.some((l) => l.startsWith("⋯ bash pwd")), lines.join("\n"));
+});

@@ -3,9 +3,15 @@
  * history search, the sandbox and MCP servers in the status line, `/status` and `/mcp`, and the
  * approval box with its "always" choice.
  */
-import { assert } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import type { ServerEvent } from "../../protocol/schema.ts";
-import { createRenderCache, renderItem, renderLive, type View } from "../../tui/render.ts";
+import {
+  createRenderCache,
+  pickerRows,
+  renderItem,
+  renderLive,
+  type View,
+} from "../../tui/render.ts";
 import {
   applyEvent,
   applyKey,
@@ -14,7 +20,7 @@ import {
   drainOutbox,
   helpText,
 } from "../../tui/state/mod.ts";
-import { makeStyle } from "../../tui/text.ts";
+import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { enter, key, readyState, sent, sessionStarted, typeText } from "./fixtures.ts";
 import { assertSnapshot } from "./snapshot.ts";
 
@@ -196,7 +202,8 @@ Deno.test("/help lists every built-in command, the keys and the custom commands"
   );
 });
 
-Deno.test("an approval of a sandboxed call says so beside the directory", async () => {
+/** A state awaiting approval of a bash call in `cwd`, sandboxed or not. */
+function awaitingBash(cwd: string, sandboxed: boolean): ClientState {
   const s = readyState();
   const [start] = enter(s, "go");
   const env = { request_id: start!.request_id!, session_id: "s1", turn_id: "t1" };
@@ -217,9 +224,44 @@ Deno.test("an approval of a sandboxed call says so beside the directory", async 
     call_id: "c1",
     name: "bash",
     risk: "process",
-    cwd: "/work/project",
+    cwd,
     summary: "Run shell command: make",
-    sandboxed: true,
+    sandboxed,
   });
+  return s;
+}
+
+Deno.test("an approval of a sandboxed call says so beside the directory", async () => {
+  const s = awaitingBash("/work/project", true);
   await assertSnapshot("approval_sandboxed", renderLive(s, view, createRenderCache()));
+});
+
+Deno.test("in an 8-row window the session picker still shows the highlighted session", () => {
+  const s = pickerState();
+  applyKey(s, key("down"));
+  const short = { ...view, height: 8 };
+  const lines = renderLive(s, short, createRenderCache());
+  assert(lines.length <= short.height - 1, lines.join("\n"));
+  assert(lines.some((l) => l.includes("› 2026-11-30 09:05")), lines.join("\n"));
+  assert(lines.some((l) => l.includes("3 of 3 sessions")), lines.join("\n"));
+});
+
+Deno.test("a picker given three rows keeps the highlighted session and names the filter in its count", () => {
+  const s = pickerState();
+  typeText(s, "lexer");
+  const rows = pickerRows(s, 72, makeStyle(false), 3);
+  assertEquals(rows.length, 3);
+  assert(rows[1]!.includes("fix the failing lexer test"), rows.join("\n"));
+  assert(rows[2]!.includes("filter: lexer") && rows[2]!.includes("1 of 3"), rows.join("\n"));
+});
+
+Deno.test("a narrow approval shortens the directory, never the word sandboxed", () => {
+  for (const sandboxed of [true, false]) {
+    const s = awaitingBash("/home/someone/src/a-rather-long-project-name", sandboxed);
+    const lines = renderLive(s, { ...view, width: 30 }, createRenderCache());
+    const where = lines.find((l) => l.startsWith("│ in "));
+    const word = sandboxed ? "· sandboxed" : "· not sandboxed";
+    assert(where?.endsWith(word) && where.includes("…"), lines.join("\n"));
+    assert(displayWidth(where!) <= 30, where);
+  }
 });

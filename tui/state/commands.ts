@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { contextPercent, formatTokens, mcpServerText } from "./format.ts";
+import {
+  contextPercent,
+  contextUnknown,
+  formatBytes,
+  formatTokens,
+  mcpServerText,
+} from "./format.ts";
 import {
   type ClientState,
   type CustomCommand,
@@ -38,13 +44,21 @@ function statusText(state: ClientState): string {
     `Session: ${s?.id ?? "none"}`,
     `Model: ${state.model}`,
     `Workspace: ${state.cwd}`,
-    `Context: ${formatTokens(ctx)}${
-      max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
-    }`,
+    contextUnknown(state)
+      ? `Context: not measured since the session was resumed (the next turn measures it)${
+        max ? `; the window is ${formatTokens(max)} tokens` : ""
+      }`
+      : `Context: ${formatTokens(ctx)}${
+        max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
+      }`,
     `Turn: ${state.turn ? state.turn.phase : "idle"}`,
-    `Transcript: ${state.transcript.length} items, ${state.transcriptBytes} bytes in memory` +
-    (s ? ` (limits ${s.maxTranscriptItems} items, ${s.maxTranscriptBytes} bytes)` : ""),
-    `Prompt history: ${state.history.entries.length} entries`,
+    `Transcript: ${plural(state.transcript.length, "item")}, ${
+      formatBytes(state.transcriptBytes)
+    } in memory` +
+    (s
+      ? ` (limits ${plural(s.maxTranscriptItems, "item")}, ${formatBytes(s.maxTranscriptBytes)})`
+      : ""),
+    `Prompt history: ${plural(state.history.entries.length, "entry", "entries")}`,
     `Approval policy: ${state.approvalPolicy}` + allowRulesText(state),
     ...sandboxText(state),
     ...(s && s.mcpServers.length > 0
@@ -53,6 +67,19 @@ function statusText(state: ClientState): string {
   ].join("\n");
 }
 
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What each active sandbox mode lets a `bash` call do (see docs/sandbox.md). */
+const SANDBOX_DETAILS: Record<"workspace-write" | "read-only", string> = {
+  "workspace-write": "bash writes only in the workspace (and sandbox_writable_roots), never " +
+    ".git/hooks or .git/config; /tmp is private; ~/.ssh, ~/.aws and the like are hidden; " +
+    "no process of scv is visible",
+  "read-only": "bash writes nowhere but a private /tmp; ~/.ssh, ~/.aws and the like are " +
+    "hidden; no process of scv is visible",
+};
+
 function sandboxText(state: ClientState): string[] {
   const sb = state.session?.sandbox;
   if (!sb) return [];
@@ -60,6 +87,7 @@ function sandboxText(state: ClientState): string[] {
   return [
     `Sandbox: ${sb.mode}, network ${sb.network ? "allowed" : "blocked"}` +
     (sb.reason ? ` (${sb.reason})` : ""),
+    `  ${SANDBOX_DETAILS[sb.mode]}`,
   ];
 }
 

@@ -136,7 +136,7 @@ export const EVENT_HANDLERS: EventTable = {
   "session.started": {
     scope: "connection",
     apply(state, event) {
-      const previous = state.session?.id;
+      const previous = state.session && { info: state.session, lastSeq: state.lastSeq };
       state.session = {
         id: event.session_id,
         cwd: event.cwd,
@@ -379,9 +379,8 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.cancelled": {
     scope: "turn",
     apply(state) {
-      endStreaming(state, "cancelled");
+      endTurn(state, "(the turn was cancelled before this call completed)", "cancelled");
       notice(state, "warn", "Turn cancelled");
-      endTurn(state);
       restoreQueued(state);
       return NONE;
     },
@@ -389,9 +388,8 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.failed": {
     scope: "turn",
     apply(state, event) {
-      endStreaming(state, "interrupted");
+      endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
-      endTurn(state);
       restoreQueued(state);
       return NONE;
     },

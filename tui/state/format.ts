@@ -95,3 +95,16 @@ export function mcpLine(servers: readonly McpState[]): string {
 export function sandboxLabel(mode: string): string {
   return mode === "off" ? "no sandbox" : `sandbox ${mode}`;
 }
+
+/**
+ * Whether the context use is not known: a resumed session with earlier items on screen that
+ * no turn has measured since (a new or cleared conversation starts at 0).
+ */
+export function contextUnknown(state: {
+  contextTokens: number | undefined;
+  session: { resumed: boolean } | undefined;
+  transcript: readonly { kind: string }[];
+}): boolean {
+  return state.contextTokens === undefined && state.session?.resumed === true &&
+    state.transcript.some((i) => i.kind !== "notice");
+}

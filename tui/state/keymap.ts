@@ -137,6 +137,19 @@ export const ACTIONS = {
   },
   "picker.choose": (state) => choosePicked(state),
   "picker.close": (state) => closePicker(state),
+  /**
+   * Ctrl+C in the picker: clears its filter, else closes a /resume picker; on the startup
+   * picker (no session yet) it arms and takes the exit as when idle.
+   */
+  "picker.interrupt": (state) => {
+    const p = state.picker!;
+    if (p.filter !== "") {
+      p.filter = "";
+      p.index = 0;
+      return [];
+    }
+    return p.startup && !state.session ? undefined : closePicker(state);
+  },
   "picker.delete": (state) => {
     editPickerFilter(state, { remove: true });
     return [];
@@ -257,6 +270,7 @@ export const PICKER_KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+n": "picker.down",
   "enter": "picker.choose",
   "escape": "picker.close",
+  "ctrl+c": "picker.interrupt",
   "backspace": "picker.delete",
 };
 
@@ -360,8 +374,11 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   }
   const key: KeyContext = { ev, exitWasArmed: wasArmed };
   if (ev.type === "paste") {
-    if (state.search) acceptSearch(state);
-    state.composer = ed.insert(state.composer, ev.text);
+    // A paste into the picker or a search is their text, on one line.
+    const line = ev.text.replace(/\s+/g, " ");
+    if (state.picker) editPickerFilter(state, line);
+    else if (state.search) editSearch(state, line);
+    else state.composer = ed.insert(state.composer, ev.text);
     return [];
   }
   if (ev.type === "text") return applyText(state, ev, key);

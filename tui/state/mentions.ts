@@ -131,6 +131,73 @@ function headBytes(text: string, max: number): string {
   return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
+const escapePath = (path: string) => path.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
+const blockOpen = (path: string) => `\n\n<file path="${escapePath(path)}">\n`;
+const BLOCK_CLOSE = "\n</file>";
+
+/**
+ * Takes apart a prompt as {@link attachMentions} built it: the text the user typed and the
+ * paths whose `<file>` blocks follow it, so a resumed transcript shows the prompt as it was
+ * typed. Only blocks of paths the typed text mentions count, in order; a `<file>` block the
+ * user wrote themselves stays in the text. In a `shortened` record (its tail cut), the last
+ * block may be unclosed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitAttachments } from "./mentions.ts";
+ * const sent = 'see @a.ts\n\n<file path="a.ts">\nconst a = 1;\n</file>';
+ * assert.deepEqual(splitAttachments(sent, false), { typed: "see @a.ts", paths: ["a.ts"] });
+ * ```
+ */
+export function splitAttachments(
+  prompt: string,
+  shortened: boolean,
+): { typed: string; paths: string[] } {
+  const whole = { typed: prompt, paths: [] };
+  for (let at = prompt.indexOf("\n\n<file path="); at !== -1;) {
+    const typed = prompt.slice(0, at);
+    const mentioned = mentionedPaths(typed).slice(0, MAX_MENTIONS);
+    const paths = blocksFrom(prompt, at, mentioned, shortened);
+    if (paths) return { typed, paths };
+    at = prompt.indexOf("\n\n<file path=", at + 1);
+  }
+  return whole;
+}
+
+/** The paths of the blocks making up `prompt` from `at` to its end, or undefined. */
+function blocksFrom(
+  prompt: string,
+  at: number,
+  mentioned: string[],
+  shortened: boolean,
+): string[] | undefined {
+  const opensAt = (i: number, used: string[]) =>
+    mentioned.find((p) => !used.includes(p) && prompt.startsWith(blockOpen(p), i));
+  const paths: string[] = [];
+  let i = at;
+  for (;;) {
+    const path = opensAt(i, paths);
+    if (path === undefined) return undefined;
+    paths.push(path);
+    const bodyAt = i + blockOpen(path).length;
+    // The block ends at the first close followed by the end or by the next block.
+    let close = prompt.indexOf(BLOCK_CLOSE, bodyAt - 1);
+    let next = -1;
+    while (close !== -1) {
+      const after = close + BLOCK_CLOSE.length;
+      if (after === prompt.length) return paths;
+      if (opensAt(after, paths) !== undefined) {
+        next = after;
+        break;
+      }
+      close = prompt.indexOf(BLOCK_CLOSE, close + 1);
+    }
+    if (next === -1) return shortened ? paths : undefined;
+    i = next;
+  }
+}
+
 /**
  * The prompt to send for `typed`: the typed text, then each mentioned file's content in a
  * `<file path="…">` block, at most {@link MAX_MENTION_BYTES} each and never past `maxBytes` in
@@ -148,8 +215,8 @@ export function attachMentions(state: ClientState, typed: string, maxBytes: numb
       notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);
       break;
     }
-    const open = `\n\n<file path="${path.replaceAll("&", "&amp;").replaceAll('"', "&quot;")}">\n`;
-    const close = "\n</file>";
+    const open = blockOpen(path);
+    const close = BLOCK_CLOSE;
     const overhead = encoder.encode(open + close).length;
     const room = Math.min(MAX_MENTION_BYTES, maxBytes - used - overhead);
     const file = read(path, Math.max(0, room));

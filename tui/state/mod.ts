@@ -10,7 +10,14 @@
 export * from "./model.ts";
 export { addNotice, drainOutbox, finishItem, itemBytes } from "./transcript.ts";
 export { cleanEvent } from "./clean_event.ts";
-export { contextPercent, formatTokens, mcpLine, sandboxLabel, toolSummary } from "./format.ts";
+export {
+  contextPercent,
+  contextUnknown,
+  formatTokens,
+  mcpLine,
+  sandboxLabel,
+  toolSummary,
+} from "./format.ts";
 export { applyEvent, EVENT_HANDLERS } from "./events.ts";
 export type { EventHandler, EventScope, EventTable } from "./events.ts";
 export {
@@ -33,6 +40,6 @@ export {
   sessionDate,
   shownSessions,
 } from "./sessions.ts";
-export { applyWorkspaceIndex, MAX_MENTION_BYTES } from "./mentions.ts";
+export { applyWorkspaceIndex, MAX_MENTION_BYTES, splitAttachments } from "./mentions.ts";
 export { parseCustomCommand } from "./custom_commands.ts";
 export { MAX_REASONING_BYTES, reasoningLine } from "./reasoning.ts";

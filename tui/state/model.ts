@@ -269,6 +269,8 @@ export interface ClientState {
   picker: SessionPicker | undefined;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
+  /** The provider's models as `/model` last listed them (at most `MAX_MODELS`), if it did. */
+  providerModels: readonly string[] | undefined;
   /** This session's "always allow" rules, newest last; forgotten with the session. */
   allowRules: AllowRule[];
   /** The workspace's files, once indexed for `@path` completion. */
@@ -279,6 +281,11 @@ export interface ClientState {
   readMention: MentionReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
+  /**
+   * Sessions this connection opened and left for another (/new, /resume): still open on the
+   * server, so going back to one is a switch, not a resume. Oldest first, bounded.
+   */
+  otherSessions: Map<string, { info: SessionInfo; lastSeq: number }>;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -383,11 +390,13 @@ export function createState(options: CreateStateOptions): ClientState {
     picker: undefined,
     search: undefined,
     customCommands: options.customCommands ?? [],
+    providerModels: undefined,
     allowRules: [],
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
     reasoning: emptyReasoning(),
+    otherSessions: new Map(),
   };
 }
 

@@ -7,8 +7,15 @@
  */
 import type { ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
 import { formatTokens } from "./format.ts";
-import { type ClientState, type Effect, requestId, type SessionPicker } from "./model.ts";
+import {
+  type ClientState,
+  type Effect,
+  requestId,
+  type SessionInfo,
+  type SessionPicker,
+} from "./model.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { splitAttachments } from "./mentions.ts";
 
 /** How many recorded sessions the picker asks for. */
 export const PICKER_LIMIT = 100;
@@ -105,6 +112,7 @@ export function choosePicked(state: ClientState): Effect[] {
     notice(state, "info", "That is the session already open");
     return [];
   }
+  if (state.otherSessions.has(chosen.session_id)) return switchBack(state, chosen.session_id);
   return startSession(state, chosen.session_id);
 }
 
@@ -143,7 +151,7 @@ export function applySessionList(
 export function sessionSwitched(
   state: ClientState,
   event: ServerEventOf<"session.started">,
-  previous: string | undefined,
+  previous: { info: SessionInfo; lastSeq: number } | undefined,
 ): Effect[] {
   const effects: Effect[] = [];
   const ours = state.pending.start?.requestId === event.request_id;
@@ -153,24 +161,60 @@ export function sessionSwitched(
       state.hint = undefined;
     }
   }
-  if (previous !== undefined && previous !== event.session_id) {
-    state.transcript = [];
-    state.transcriptBytes = 0;
-    state.contextTokens = undefined;
-    state.queued = [];
-    state.allowRules = [];
-    state.pending = {};
-    effects.push({ kind: "clear-screen" });
+  if (previous !== undefined && previous.info.id !== event.session_id) {
+    keepOpen(state, previous);
+    effects.push(...freshScreen(state));
     if (!event.resumed) notice(state, "info", `New session ${event.session_id}`);
   }
-  if (event.resumed) {
-    const id = requestId(state);
-    state.pending.history = id;
-    effects.push({
-      kind: "send",
-      message: { type: "session.history", request_id: id, session_id: event.session_id },
-    });
+  if (event.resumed) effects.push(askHistory(state, event.session_id));
+  return effects;
+}
+
+/** Most sessions left open on this connection that the TUI remembers. */
+export const MAX_OTHER_SESSIONS = 32;
+
+/** Remembers a session left for another, still open on this connection. */
+function keepOpen(state: ClientState, s: { info: SessionInfo; lastSeq: number }): void {
+  state.otherSessions.delete(s.info.id);
+  state.otherSessions.set(s.info.id, s);
+  if (state.otherSessions.size > MAX_OTHER_SESSIONS) {
+    state.otherSessions.delete(state.otherSessions.keys().next().value!);
   }
+}
+
+/** A new session's screen: an empty transcript (the old one stays in scrollback). */
+function freshScreen(state: ClientState): Effect[] {
+  state.transcript = [];
+  state.transcriptBytes = 0;
+  state.contextTokens = undefined;
+  state.queued = [];
+  state.allowRules = [];
+  state.pending = {};
+  return [{ kind: "clear-screen" }];
+}
+
+function askHistory(state: ClientState, sessionId: string): Effect {
+  const id = requestId(state);
+  state.pending.history = id;
+  return {
+    kind: "send",
+    message: { type: "session.history", request_id: id, session_id: sessionId },
+  };
+}
+
+/**
+ * Goes back to a session this connection still holds open: no resume (the server would refuse
+ * one), just the switch and its transcript from `session.history`.
+ */
+function switchBack(state: ClientState, id: string): Effect[] {
+  const back = state.otherSessions.get(id)!;
+  state.otherSessions.delete(id);
+  if (state.session) keepOpen(state, { info: state.session, lastSeq: state.lastSeq });
+  const effects = freshScreen(state);
+  state.session = back.info;
+  state.lastSeq = back.lastSeq;
+  state.model = back.info.model;
+  effects.push(askHistory(state, id));
   return effects;
 }
 
@@ -182,7 +226,16 @@ export function applyHistoryItem(state: ClientState, event: ServerEventOf<"histo
     case "user":
       if (event.compaction) {
         notice(state, "info", `Earlier conversation, compacted:\n${event.content}`);
-      } else finishItem(state, { kind: "user", text: event.content });
+        break;
+      }
+      {
+        // The prompt as typed; the files its mentions attached are named, as when it was sent.
+        const { typed, paths } = splitAttachments(event.content, event.truncated === true);
+        finishItem(state, { kind: "user", text: typed });
+        if (paths.length > 0) {
+          notice(state, "info", `Attached ${paths.map((p) => `@${p}`).join(", ")}`);
+        }
+      }
       break;
     case "assistant":
       finishItem(state, {
@@ -282,13 +335,17 @@ export function applyConfigured(
   state.model = event.model;
   if (state.session) state.session.model = event.model;
   state.approvalPolicy = event.approval_policy;
-  if (ours || changed) {
+  if (!ours && !changed) return;
+  const set = `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`;
+  const listed = state.providerModels;
+  if (ours && listed && listed.length > 0 && !listed.includes(event.model)) {
+    // The server takes any name; a typo would only show as a failed turn later.
     notice(
       state,
-      "info",
-      `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`,
+      "warn",
+      `${set}. The provider does not list ${event.model}; /model shows the ones it does`,
     );
-  }
+  } else notice(state, "info", set);
 }
 
 /** Most models listed by `/model`; the rest are counted. */
@@ -320,19 +377,24 @@ export function applyModelList(state: ClientState, list: ModelList): void {
     );
     return;
   }
+  state.providerModels = list.models;
   if (list.models.length === 0) {
     notice(state, "info", `The provider lists no models; the model is ${state.model}`);
     return;
   }
-  const shown = list.models.slice(0, MAX_LISTED_MODELS).map((m) =>
-    `${m === state.model ? "*" : " "} ${m}`
-  );
+  const listed = list.models.slice(0, MAX_LISTED_MODELS);
+  const shown = listed.map((m) => `${m === state.model ? "*" : " "} ${m}`);
   const more = list.models.length - shown.length;
+  const current = listed.includes(state.model)
+    ? "current marked *"
+    : list.models.includes(state.model)
+    ? `the current one, ${state.model}, is further down`
+    : `the current one, ${state.model}, is not in this list`;
   notice(
     state,
     "info",
     [
-      `Models: (current marked *; /model NAME sets one)`,
+      `Models (${current}; /model NAME sets one):`,
       ...shown,
       ...(more > 0 ? [`  … ${more} more`] : []),
     ].join("\n"),

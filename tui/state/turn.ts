@@ -99,15 +99,18 @@ export function cancelTurn(state: ClientState): Effect[] {
 }
 
 /**
- * Forgets the running turn, writing what it left unfinished to the transcript: the rest of the
- * streamed text, and each call that did not complete, with `unfinished` as its output.
+ * Forgets the running turn, writing what it left unfinished to the transcript in the order it
+ * streamed: its reasoning line, the rest of the streamed text (marked with `note`, e.g.
+ * "cancelled", when given), and each call that did not complete, with `unfinished` as its
+ * output. A notice saying how the turn ended comes after, so it is the last line of the turn.
  */
 export function endTurn(
   state: ClientState,
   unfinished = "(the turn ended before this call completed)",
+  note?: string,
 ): void {
   endReasoning(state);
-  endStreaming(state);
+  endStreaming(state, note);
   for (const t of state.tools) {
     finishItem(state, {
       kind: "tool",
@@ -165,8 +168,7 @@ export function refuseStart(state: ClientState, turn: TurnState): void {
 export function interruptTurn(state: ClientState): void {
   if (!state.turn) return;
   state.version++;
-  endStreaming(state, "interrupted");
-  endTurn(state, "(interrupted before this call completed)");
+  endTurn(state, "(interrupted before this call completed)", "interrupted");
 }
 
 /** Marks the connection closed, interrupting the running turn; the shell reports it and exits. */

@@ -39,25 +39,22 @@ export async function canonicalWorkspace(
   }
 }
 
+/** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
+function refusal(cwd: string, cx: ConnectionContext): string | undefined {
+  if (!cwd.startsWith("/")) return `cwd must be an absolute path, got ${quoteInput(cwd)}`;
+  if (cx.sessions.size >= MAX_SESSIONS) {
+    return `this connection already has ${MAX_SESSIONS} sessions, the most it may open`;
+  }
+  return undefined;
+}
+
 /** Opens a session; it exists only once the client was told about it. */
 export async function sessionStart(
   msg: ClientMessageOf<"session.start">,
   cx: ConnectionContext,
 ): Promise<void> {
-  if (!msg.cwd.startsWith("/")) {
-    return await cx.error(
-      msg.request_id,
-      "invalid_request",
-      `cwd must be an absolute path, got ${quoteInput(msg.cwd)}`,
-    );
-  }
-  if (cx.sessions.size >= MAX_SESSIONS) {
-    return await cx.error(
-      msg.request_id,
-      "invalid_request",
-      `this connection already has ${MAX_SESSIONS} sessions, the most it may open`,
-    );
-  }
+  const refused = refusal(msg.cwd, cx);
+  if (refused !== undefined) return await cx.error(msg.request_id, "invalid_request", refused);
   const workspace = await canonicalWorkspace(msg.cwd);
   if (!workspace.ok) return await cx.error(msg.request_id, "invalid_request", workspace.message);
   let session: Session;

@@ -6,6 +6,7 @@
  */
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { clip, errorText } from "../../error_text.ts";
+import { ProviderConfigError } from "../../provider/config_error.ts";
 import type { ActiveTurn, Session } from "../../session.ts";
 import { Turn } from "../../turn.ts";
 import { utf8Length } from "../../utf8.ts";
@@ -106,7 +107,9 @@ async function runPeonTurn(turn: Turn, signal: AbortSignal, cx: ConnectionContex
     cx.log(`scv-server: ${message}`);
     turn.begin();
     await turn.emit("turn.started", {});
-    await turn.finish({ type: "turn.failed", code: "internal_error", message: clip(message, 500) });
+    // A provider that cannot be built as configured is the provider's failure, not scv's.
+    const code = e instanceof ProviderConfigError ? "provider_error" : "internal_error";
+    await turn.finish({ type: "turn.failed", code, message: clip(message, 500) });
     return;
   }
   cx.tools = deps.tools;

@@ -245,3 +245,33 @@ Deno.test("acp: a turn notice is a notice update for a client that shows notices
     });
   }
 });
+
+Deno.test("acp: the provider's key reaches no command, no update and no recorded session", async () => {
+  const key = "sk-acp-secret-4d2f9";
+  const script = [
+    toolCalls([{ id: "e1", name: "bash", arguments: { command: "env; echo done" } }]),
+    text("ok"),
+  ];
+  await withAgent(
+    script,
+    { env: { OPENAI_API_KEY: key }, config: { approval_policy: "never" } },
+    async (agent, mock) => {
+      await agent.initialize();
+      const { sessionId } = await agent.newSession(await agent.workspace());
+      assertEquals((await agent.prompt(sessionId, "show env")).stopReason, "end_turn");
+      // The key was configured (the provider got it), and the command ran.
+      assertEquals(mock.requests[0]!.headers.get("authorization"), `Bearer ${key}`);
+      const result = String(
+        mock.requests[1]!.body.messages.find((m) => m.role === "tool")?.content,
+      );
+      assertMatch(result, /done/);
+      assert(!result.includes(key), "the key reached the command's environment");
+      assert(agent.lines.every((l) => !l.includes(key)), "the key is in an ACP message");
+      assertEquals((await agent.close()).code, 0);
+      const dir = `${agent.tempDir}/xdg-state/scv/sessions`;
+      for (const e of Deno.readDirSync(dir)) {
+        assert(!Deno.readTextFileSync(`${dir}/${e.name}`).includes(key), `the key is in ${e.name}`);
+      }
+    },
+  );
+});

@@ -126,3 +126,29 @@ Deno.test("acp: a client fs error fails the call with the editor's message and t
     await mock.close();
   }
 });
+
+Deno.test("acp: a write too large for a frame is refused before it is sent, with a message", async () => {
+  const content = '"'.repeat(3000); // 3000 bytes, 6000 once escaped in JSON
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "w1", name: "write_file", arguments: { path: "q.txt", content } }]),
+    text("Could not."),
+  ]);
+  const agent = await AcpProcess.start({
+    config: { base_url: mock.baseUrl, approval_policy: "never", max_server_frame_bytes: 4096 },
+  });
+  try {
+    await agent.initialize(FS);
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "Write quotes")).stopReason, "end_turn");
+    assertEquals(agent.writes, []);
+    const result = mock.requests[1]!.body.messages.find((m) => m.role === "tool");
+    assertMatch(
+      String(result?.content),
+      /through the editor: the content \(3000 bytes\) does not fit max_server_frame_bytes \(4096\); nothing was written/,
+    );
+    for (const line of agent.lines) assert(new TextEncoder().encode(line).length <= 4096);
+  } finally {
+    await agent.dispose();
+    await mock.close();
+  }
+});

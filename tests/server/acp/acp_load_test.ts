@@ -103,3 +103,40 @@ Deno.test("acp: without recorded sessions loadSession is not advertised and sess
     await mock.close();
   }
 });
+
+Deno.test("acp: session/list shows recorded sessions with their titles; session/close ends one", async () => {
+  const mock = await MockOpenAI.start([text("Done.")]);
+  const agent = await AcpProcess.start({ config: { base_url: mock.baseUrl } });
+  try {
+    const init = await agent.initialize();
+    assertEquals(init.agentCapabilities?.sessionCapabilities, { close: {}, list: {} });
+    const ws = await agent.workspace();
+    const { sessionId } = await agent.newSession(ws);
+    await agent.prompt(sessionId, "Fix the failing test");
+    const listed = await agent.agent.request("session/list", { cwd: ws });
+    assertEquals(listed.sessions.map((s) => [s.sessionId, s.cwd, s.title]), [
+      [sessionId, ws, "Fix the failing test"],
+    ]);
+    const other = await agent.workspace();
+    assertEquals((await agent.agent.request("session/list", { cwd: other })).sessions, []);
+    let bad: unknown;
+    try {
+      await agent.agent.request("session/list", { cursor: "not-mine" });
+    } catch (e) {
+      bad = e;
+    }
+    assert(bad instanceof RequestError && bad.code === -32602);
+    await agent.agent.request("session/close", { sessionId });
+    let gone: unknown;
+    try {
+      await agent.prompt(sessionId, "again");
+    } catch (e) {
+      gone = e;
+    }
+    assert(gone instanceof RequestError);
+    assertEquals(gone.code, -32002);
+  } finally {
+    await agent.dispose();
+    await mock.close();
+  }
+});

@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { AcpProcess } from "../../support/acp_process.ts";
-import { MCP_SERVER_FLAGS, peerBin } from "../../support/mcp_peers.ts";
+import { MCP_SERVER_FLAGS, peerBin, startEverythingHttp } from "../../support/mcp_peers.ts";
 import { type McpServer, RequestError } from "@agentclientprotocol/sdk";
 
 Deno.test("acp: a client's stdio MCP server is connected and its tool is called", async () => {
@@ -39,6 +39,32 @@ Deno.test("acp: a client's stdio MCP server is connected and its tool is called"
   } finally {
     await agent.dispose();
     await mock.close();
+  }
+});
+
+Deno.test("acp: a client's Streamable HTTP MCP server is connected and its tool is called", async () => {
+  const http = await startEverythingHttp();
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "s1", name: "mcp__web__get-sum", arguments: { a: 2, b: 3 } }]),
+    text("Five."),
+  ]);
+  const agent = await AcpProcess.start({
+    config: { base_url: mock.baseUrl, approval_policy: "never" },
+  });
+  try {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace(), [
+      { type: "http", name: "web", url: http.url, headers: [] },
+    ]);
+    assertEquals((await agent.prompt(sessionId, "Add")).stopReason, "end_turn");
+    const done = agent.updatesOf(sessionId, "tool_call_update").at(-1) as Record<string, unknown>;
+    assertEquals(done.status, "completed");
+    const result = mock.requests[1]!.body.messages.find((m) => m.role === "tool");
+    assertMatch(String(result?.content), /5/);
+  } finally {
+    await agent.dispose();
+    await mock.close();
+    await http.stop();
   }
 });
 

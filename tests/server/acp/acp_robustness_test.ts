@@ -7,6 +7,7 @@ import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { AcpProcess, type AcpStartOptions } from "../../support/acp_process.ts";
 import type { MockScript } from "../../support/mock_openai.ts";
 import { RequestError } from "@agentclientprotocol/sdk";
+import { pidsRunning } from "../../support/probes.ts";
 
 async function withAgent(
   script: MockScript,
@@ -212,23 +213,6 @@ Deno.test("acp: set_mode to never runs a write without asking; an unknown mode g
   });
 });
 
-/** Host pids whose command line is exactly `args` (the sandbox's PID namespace aside). */
-function pidsRunning(args: string[]): number[] {
-  const want = args.join("\u0000") + "\u0000";
-  const pids: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
-      const state = Deno.readTextFileSync(`/proc/${e.name}/stat`).replace(/^\d+ \(.*\) /, "");
-      if (cmdline === want && !state.startsWith("Z")) pids.push(Number(e.name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
 Deno.test("acp: EOF during a running command ends the turn, the command and the agent", async () => {
   // A unique duration marks this test's process among all others on the machine.
   const marker = `600.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
@@ -258,5 +242,54 @@ Deno.test("acp: a delta too large for max_server_frame_bytes stops the prompt wi
     const { sessionId } = await agent.newSession(await agent.workspace());
     assertEquals((await agent.prompt(sessionId, "flood")).stopReason, "max_tokens");
     for (const line of agent.lines) assert(new TextEncoder().encode(line).length <= 4096);
+  });
+});
+
+Deno.test("acp: EOF while a permission is pending ends the turn and the agent", async () => {
+  const script = [toolCalls([{ id: "b1", name: "bash", arguments: { command: "touch x" } }])];
+  // The client never answers.
+  const permission = (_: unknown, signal: AbortSignal) =>
+    new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason))
+    );
+  await withAgent(script, { permission }, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const { sessionId } = await agent.newSession(ws);
+    const answer = agent.prompt(sessionId, "touch").catch(() => undefined);
+    await agent.until(() => agent.permissionRequests.length === 1);
+    assertEquals((await agent.close()).code, 0);
+    await answer;
+    assertEquals(await Deno.stat(`${ws}/x`).then(() => true, () => false), false);
+  });
+});
+
+Deno.test("acp: trimming the history to max_history_bytes is said on stderr and the turn goes on", async () => {
+  await withAgent([text("first answer"), text("second answer")], {
+    config: { max_history_bytes: 700 },
+  }, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "a".repeat(300))).stopReason, "end_turn");
+    assertEquals((await agent.prompt(sessionId, "b".repeat(300))).stopReason, "end_turn");
+    await agent.until(() => agent.stderr.includes(`session ${sessionId}: history trimmed`));
+    assertMatch(agent.stderr, /messages removed \(\d+ bytes left\)/);
+  });
+});
+
+Deno.test("acp: the 65th session of a connection is refused with -32600 until one is closed", async () => {
+  await withAgent([text("still here")], {}, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    const ids: string[] = [];
+    for (let i = 0; i < 64; i++) ids.push((await agent.newSession(ws)).sessionId);
+    assertEquals(new Set(ids).size, 64);
+    const e = await errorOf(agent.newSession(ws));
+    assertEquals(e.code, -32600);
+    assertMatch(e.message, /already has 64 sessions/);
+    assertEquals((await agent.prompt(ids[63]!, "hi")).stopReason, "end_turn");
+    // Closing one frees its place.
+    await agent.agent.request("session/close", { sessionId: ids[0]! });
+    assert((await agent.newSession(ws)).sessionId !== ids[0]);
   });
 });

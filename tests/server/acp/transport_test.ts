@@ -127,3 +127,32 @@ Deno.test("fitsFrame measures the encoded message in UTF-8 bytes", () => {
   assert(fitsFrame({ t: "é" }, 10)); // {"t":"é"} is 10 bytes
   assert(!fitsFrame({ t: "é" }, 9));
 });
+
+Deno.test("transport stops reading input while the client owes more than the write bound, and resumes as it drains", async () => {
+  const lines = Array.from(
+    { length: 10 },
+    (_, i) => JSON.stringify({ jsonrpc: "2.0", id: i, method: "m" }),
+  ).join("\n");
+  // Writes complete only when the test releases them: a client that does not read.
+  const stalled: Array<() => void> = [];
+  const stream = boundedStream(
+    ReadableStream.from([enc.encode(lines + "\n")]),
+    new WritableStream({ write: () => new Promise<void>((resolve) => void stalled.push(resolve)) }),
+    { maxClientFrameBytes: 1024, maxServerFrameBytes: 1024, log: () => {}, maxPendingWrites: 3 },
+  );
+  const reader = stream.readable.getReader();
+  const writer = stream.writable.getWriter();
+  // The SDK's part: answer each message without waiting for the answer to be written.
+  for (let i = 0; i < 3; i++) {
+    const { value } = await reader.read();
+    void writer.write({ jsonrpc: "2.0", id: (value as { id: number }).id, result: {} });
+  }
+  let fourth: unknown;
+  const next = reader.read().then((r) => fourth = r.value);
+  // Nothing can resolve the read but a finished write: let every pending task run first.
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  assertEquals(fourth, undefined);
+  while (stalled.length > 0) stalled.shift()!();
+  await next;
+  assertEquals((fourth as { id: number }).id, 3);
+});

@@ -4,13 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { MockOpenAI, type MockScript, text, toolCalls } from "../../support/mock_openai.ts";
-import { type Ev, type ServerProcess, withServer } from "../../support/server_process.ts";
+import { type Ev, ServerProcess } from "../../support/server_process.ts";
 import {
   alive,
   eventually,
   MCP_SERVER_FLAGS,
   peerBin,
   startEverythingHttp,
+  stopScv,
 } from "../../support/mcp_peers.ts";
 import { processesWith } from "../../support/probes.ts";
 
@@ -22,11 +23,18 @@ async function withMcp(
   env: Record<string, string> = {},
 ): Promise<void> {
   const mock = await MockOpenAI.start(script);
-  await withServer(mock, {
-    config: { mcp_servers: servers } as never,
+  const server = await ServerProcess.start({
+    config: { base_url: mock.baseUrl, mcp_servers: servers } as never,
     denoFlags: MCP_SERVER_FLAGS,
     env,
-  }, (server) => fn(server, mock));
+  });
+  try {
+    await fn(server, mock);
+  } finally {
+    // EOF, not a kill: scv stops its MCP servers on the way out.
+    await stopScv(server);
+    await mock.close();
+  }
 }
 
 /** The tool names of the n-th provider request. */
@@ -260,12 +268,15 @@ Deno.test("a killed server-everything is restarted on the model's next call to i
       assert.ok(pids.length >= 1 && pids.every(alive), `server processes: ${pids}`);
       for (const pid of pids) Deno.kill(pid, "SIGKILL");
       assert.ok(await eventually(() => !pids.some(alive)));
+      // scv has seen the crash once it says so (a call racing the crash fails with it).
+      assert.ok(await eventually(() => /MCP server "everything" stopped/.test(server.stderr)));
       const second = await server.startTurn(sessionId, "two");
       await approveAll(server, sessionId, second.turn_id);
       const done = server.eventOf(second.turn_id, "tool.completed");
       assert.equal(done.success, true, done.output);
       assert.equal(done.output, "Echo: two");
       assert.match(server.stderr, /MCP server "everything" stopped; it was killed by SIGKILL/);
+      assert.match(server.stderr, /MCP server "everything" stopped; restarting it \(once\)/);
     },
   );
 });

@@ -89,3 +89,21 @@ Deno.test("an HTTP answer over the message bound fails the call saying so, and t
     await http.close();
   }
 });
+
+Deno.test("a value read for ${VAR} never shows in a failure message, even inside the URL", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const config = validateMcpServers({
+    web: { url: `http://127.0.0.1:${port}/mcp?key=\${SCV_TEST_KEY}`, startup_timeout_ms: 5000 },
+  }).web!;
+  const server = new McpServer("web", config);
+  try {
+    await server.start(ctx({ SCV_TEST_KEY: "sk-very-secret" }));
+    assert.equal(server.status, "failed");
+    assert.match(server.error!, /key=\[redacted\]/);
+    assert.ok(!server.error!.includes("sk-very-secret"), server.error);
+  } finally {
+    await server.stop();
+  }
+});

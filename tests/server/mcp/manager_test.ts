@@ -64,3 +64,21 @@ Deno.test("a server tool named like a tool already in the registry gets a _2 suf
     await m.close();
   }
 });
+
+Deno.test("notices reach the next turn once, at most 16 of them and a count of the rest", async () => {
+  const m = manager({ bad: scriptServer("manybad") });
+  try {
+    m.start(Deno.cwd());
+    const r = new ToolRegistry();
+    const first = await m.prepare(r, AbortSignal.timeout(30000));
+    assert.equal(first.length, 17);
+    assert.match(
+      first[0]!,
+      /MCP server "bad": tool "b0" skipped: its inputSchema has type "array"/,
+    );
+    assert.equal(first[16], "24 more MCP notice(s) are in the log");
+    assert.deepEqual(await m.prepare(r, AbortSignal.timeout(30000)), []);
+  } finally {
+    await m.close();
+  }
+});

@@ -12,7 +12,9 @@ import {
   eventually,
   freePort,
   MCP_SERVER_FLAGS,
+  reap,
   scriptServer,
+  stopScv,
 } from "../../support/mcp_peers.ts";
 
 /** Starts scv (never approving: policy `never`) with these servers and a scripted model. */
@@ -35,7 +37,7 @@ async function start(
     server,
     mock,
     done: async () => {
-      await server.kill();
+      await stopScv(server);
       await mock.close();
     },
   };
@@ -290,6 +292,8 @@ Deno.test("a killed MCP server is restarted once on its next call, then its tool
     assert.ok(alive(pid1), "the server runs");
     Deno.kill(pid1, "SIGKILL");
     assert.ok(await eventually(() => !alive(pid1)));
+    // scv has seen the crash once it says so (a call racing the crash fails with it).
+    assert.ok(await eventually(() => /MCP server "s" stopped; it was killed/.test(server.stderr)));
     const second = await server.runTurn(sessionId, "pid again");
     const r2 = completedOf(server, second.t.turn_id)[0]!;
     assert.equal(r2.success, true, r2.output);
@@ -297,6 +301,10 @@ Deno.test("a killed MCP server is restarted once on its next call, then its tool
     assert.notEqual(pid2, pid1);
     Deno.kill(pid2, "SIGKILL");
     assert.ok(await eventually(() => !alive(pid2)));
+    assert.ok(
+      await eventually(() => /already restarted once/.test(server.stderr)),
+      server.stderr,
+    );
     const third = await server.runTurn(sessionId, "pid once more");
     const r3 = completedOf(server, third.t.turn_id)[0]!;
     assert.equal(r3.success, false);
@@ -387,17 +395,19 @@ for (const how of ["EOF", "SIGTERM"] as const) {
       { s: scriptServer("stubborn") },
       [toolCalls([{ name: "mcp__s__pid", arguments: {} }]), text("ok")],
     );
+    let pid: number | undefined;
     try {
       const { sessionId } = await server.open();
       const { t } = await server.runTurn(sessionId, "pid");
-      const pid = Number(completedOf(server, t.turn_id)[0]!.output);
+      pid = Number(completedOf(server, t.turn_id)[0]!.output);
       assert.ok(alive(pid), "the server runs while scv does");
       if (how === "EOF") await server.closeStdin();
       else server.child.kill("SIGTERM");
       assert.equal(await server.exited(), 0);
-      assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+      assert.ok(await eventually(() => !alive(pid!)), `pid ${pid} still runs`);
     } finally {
       await done();
+      reap(pid);
     }
   });
 }
@@ -412,7 +422,7 @@ Deno.test("a stdio server scv may not run (--allow-run=bash) fails naming the fl
     assert.equal(s.s!.status, "failed");
     assert.match(s.s!.error, /scv may not run it \(grant it with --allow-run\)/);
   } finally {
-    await server.kill();
+    await stopScv(server);
     await mock.close();
   }
 });
@@ -458,6 +468,7 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
       buf += value;
     }
   };
+  let pid: number | undefined;
   try {
     await send({ type: "initialize", request_id: "i", protocol_version: 1 });
     await send({ type: "session.start", request_id: "s", cwd: dir });
@@ -469,7 +480,7 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
       prompt: "pid",
     });
     const done = await until((e) => e.type === "tool.completed");
-    const pid = Number(done.output);
+    pid = Number(done.output);
     assert.ok(alive(pid), "the server runs while scv does");
     await reader.cancel();
     // The next reply has nowhere to go: scv's output is broken and it must shut down.
@@ -477,13 +488,14 @@ Deno.test("no MCP server process outlives scv after its stdout breaks", async ()
     await send({ type: "session.start", request_id: "s3", cwd: dir }).catch(() => {});
     const status = await child.status;
     assert.notEqual(status.code, 0);
-    assert.ok(await eventually(() => !alive(pid)), `pid ${pid} still runs`);
+    assert.ok(await eventually(() => !alive(pid!)), `pid ${pid} still runs`);
   } finally {
     await w.close().catch(() => {});
     try {
       child.kill("SIGKILL");
     } catch { /* gone */ }
     await child.status;
+    reap(pid);
     await mock.close();
     await Deno.remove(dir, { recursive: true });
   }
@@ -548,5 +560,27 @@ Deno.test("a server still starting when scv gets EOF is killed too", async () =>
   } finally {
     await done();
     await Deno.remove(log);
+  }
+});
+
+Deno.test("a client that asked for notices sees left-out tools as turn.notice in the first turn", async () => {
+  const { server, done } = await start({ bad: scriptServer("badschema") }, [text("ok")]);
+  try {
+    await server.send({
+      type: "initialize",
+      request_id: "i",
+      protocol_version: 1,
+      capabilities: { notices: true },
+    });
+    await server.nextOf("initialized");
+    await server.send({ type: "session.start", request_id: "s", cwd: server.tempDir });
+    const started = await server.nextOf("session.started");
+    const { t } = await server.runTurn(started.session_id, "go");
+    const notices = server.turnEvents(t.turn_id).filter((e) => e.type === "turn.notice");
+    assert.equal(notices.length, 3, JSON.stringify(notices));
+    assert.match(notices[0]!.message, /MCP server "bad": tool "string_schema" skipped/);
+    assert.deepEqual(server.schemaErrors, []);
+  } finally {
+    await done();
   }
 });

@@ -86,3 +86,11 @@ Deno.test("a command that does not exist is a clear start error", async () => {
   const t = new StdioTransport({ command: "/nonexistent/x", args: [], env: {}, cwd: "/" });
   await assert.rejects(t.start(), /cannot start "\/nonexistent\/x": command not found/);
 });
+
+Deno.test("a working directory that does not exist is named as the reason a server cannot start", async () => {
+  const t = new StdioTransport({ command: "sh", args: [], env: {}, cwd: "/nonexistent/dir" });
+  await assert.rejects(
+    t.start(),
+    /cannot start "sh": its working directory "\/nonexistent\/dir" is not a directory/,
+  );
+});

@@ -64,7 +64,8 @@ Deno.test("initialize with a capability that is not a boolean is invalid_request
 });
 
 const REFUSALS: Array<[string, number, string]> = [
-  // llama.cpp tools/server/utils.hpp oaicompat_chat_params_parse, without --jinja.
+  // llama.cpp's server without --jinja throws runtime_error("tools param requires --jinja
+  // flag") while parsing the OpenAI-style params: HTTP 500, type server_error.
   [
     "llama.cpp",
     500,
@@ -79,7 +80,8 @@ const REFUSALS: Array<[string, number, string]> = [
     JSON.stringify({
       error: {
         message: "registry.ollama.ai/library/gemma:2b does not support tools",
-        type: "api_error",
+        // openai.NewError: a 400 is "invalid_request_error".
+        type: "invalid_request_error",
         param: null,
         code: null,
       },
@@ -97,6 +99,20 @@ const REFUSALS: Array<[string, number, string]> = [
       param: null,
       code: 400,
     }),
+  ],
+  // Older llama.cpp builds took tools only without streaming (the same params parsing).
+  [
+    "older llama.cpp",
+    500,
+    JSON.stringify({
+      error: { code: 500, message: "Cannot use tools with stream", type: "server_error" },
+    }),
+  ],
+  // OpenRouter when no provider serving the model takes tools.
+  [
+    "OpenRouter",
+    404,
+    JSON.stringify({ error: { message: "No endpoints found that support tool use.", code: 404 } }),
   ],
 ];
 

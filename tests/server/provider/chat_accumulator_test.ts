@@ -259,3 +259,79 @@ Deno.test("chunks that are not objects and choices without a delta are ignored",
   ]);
   assertEquals(done(events).message.content, "a");
 });
+
+Deno.test("any sequence of JSON chunks either assembles or fails with a ProviderError (fast-check)", async () => {
+  const fc = (await import("fast-check")).default;
+  const small: ResponseLimits = {
+    ...DEFAULT_RESPONSE_LIMITS,
+    maxTextBytes: 64,
+    maxToolArgumentBytes: 64,
+    maxToolCalls: 3,
+  };
+  const value = fc.oneof(
+    fc.string({ maxLength: 20 }),
+    fc.integer(),
+    fc.constant(null),
+    fc.boolean(),
+  );
+  const toolCall = fc.record({
+    index: fc.oneof(fc.nat(4), value),
+    id: fc.oneof(fc.constantFrom("a", "b", ""), value),
+    function: fc.oneof(fc.record({ name: value, arguments: value }, { requiredKeys: [] }), value),
+    extra_content: fc.oneof(fc.dictionary(fc.string({ maxLength: 3 }), value), value),
+  }, { requiredKeys: [] });
+  const deltaArb = fc.record({
+    content: fc.oneof(
+      value,
+      fc.array(
+        fc.record({ type: fc.constantFrom("text", "thinking"), text: value, thinking: value }),
+      ),
+    ),
+    reasoning_content: value,
+    reasoning: value,
+    tool_calls: fc.oneof(fc.array(toolCall, { maxLength: 3 }), value),
+  }, { requiredKeys: [] });
+  const chunkArb = fc.oneof(
+    fc.record({
+      choices: fc.array(
+        fc.record({ delta: deltaArb, finish_reason: value }, { requiredKeys: [] }),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.record({
+      usage: fc.dictionary(fc.constantFrom("prompt_tokens", "completion_tokens"), value),
+    }),
+    fc.anything(),
+  );
+  fc.assert(
+    fc.property(fc.array(chunkArb, { maxLength: 12 }), (chunks) => {
+      try {
+        const events = run(chunks, small);
+        const last = events.at(-1)!;
+        assert(last.type === "done");
+        for (const c of last.message.tool_calls ?? []) {
+          assert(typeof c.function.arguments === "string");
+        }
+        const ids = (last.message.tool_calls ?? []).map((c) => c.id);
+        assertEquals(new Set(ids).size, ids.length, "ids are unique");
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+      }
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("an inline <think> block streams as reasoning and never reaches the answer", () => {
+  const events = run([
+    delta({ content: "<think>plan it" }),
+    delta({ content: "</think>\n\nDone." }, "stop"),
+  ]);
+  assertEquals(
+    events.filter((e) => e.type === "reasoning").map((e) => e.type === "reasoning" && e.text).join(
+      "",
+    ),
+    "plan it",
+  );
+  assertEquals(done(events).message, { role: "assistant", content: "Done." });
+});

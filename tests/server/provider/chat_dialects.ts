@@ -37,6 +37,11 @@ export interface Dialect {
   comment?: string;
   /** The raw SSE text of a mid-stream error carrying `message`. */
   midError: (message: string) => string;
+  /** The server drops a mid-stream error's message on the wire (Ollama): the turn can only say
+   * the stream ended early. */
+  midErrorLost?: true;
+  /** The server ends the stream right after a mid-stream error, with no `data: [DONE]`. */
+  midErrorEndsStream?: true;
   /** An HTTP error answer and the provider's own message in it. */
   httpError: { status: number; body: string; message: string };
   /** Why this server would refuse a request body (its validation), if it would. */
@@ -147,10 +152,11 @@ export function toolReply(
   return { kind: "stream", events };
 }
 
-/** Some text, then the dialect's mid-stream error, then (as servers do) `[DONE]`. */
+/** Some text, then the dialect's mid-stream error, then `[DONE]` unless the server ends there. */
 export function midErrorReply(d: Dialect, message: string): MockReply {
   return {
     kind: "stream",
+    done: !d.midErrorEndsStream,
     events: [
       data(chunk({ role: "assistant", content: "" })),
       data(chunk({ content: "Partial" })),
@@ -247,18 +253,25 @@ export const DIALECTS: Dialect[] = [
   {
     name: "Ollama",
     source:
-      "github.com/ollama/ollama openai/openai.go (ChunkChoice, one tool_calls delta per call, reasoning field)",
+      "github.com/ollama/ollama openai/openai.go (ChunkChoice, ToToolCalls: one whole call per delta with id and index, reasoning field, NewError types) and middleware/openai.go (ChatWriter); server/routes.go streamResponse",
     reasoning: "reasoning",
     tools: "whole",
     usage: "final_chunk",
     id: (i) => `call_hk81qg8${i}`,
-    midError: (m) => data({ error: { message: m, type: "api_error", param: null, code: null } }),
+    // streamResponse writes a mid-stream failure as `{"error": "..."}` through ChatWriter, whose
+    // status is already 200: writeResponse decodes it as an api.ChatResponse (the field is
+    // unknown there), so the wire gets one empty delta and the stream ends, without [DONE].
+    midError: () =>
+      data({ ...chunk({ role: "assistant", content: "" }), system_fingerprint: "fp_ollama" }),
+    midErrorLost: true,
+    midErrorEndsStream: true,
     httpError: {
       status: 404,
       body: JSON.stringify({
         error: {
           message: 'model "qwen3:99b" not found, try pulling it first',
-          type: "api_error",
+          // NewError: 404 is "not_found_error" (400 "invalid_request_error", else "api_error").
+          type: "not_found_error",
           param: null,
           code: null,
         },
@@ -267,9 +280,9 @@ export const DIALECTS: Dialect[] = [
     },
   },
   {
-    name: "llama.cpp server",
+    name: "llama.cpp server (older builds)",
     source:
-      "github.com/ggml-org/llama.cpp tools/server (reasoning_content, usage+timings on the last chunk, older SSE `error:` field)",
+      'github.com/ggml-org/llama.cpp examples/server before the 2025 server refactor (reasoning_content, usage on the finish chunk, server_sent_event(sink, "error", ...) then data: [DONE])',
     reasoning: "reasoning_content",
     tools: "split",
     usage: "with_finish",
@@ -291,9 +304,33 @@ export const DIALECTS: Dialect[] = [
     },
   },
   {
-    name: "vLLM",
+    name: "llama.cpp server (current)",
     source:
-      "github.com/vllm-project/vllm entrypoints/openai/protocol.py (ErrorResponse object:error, reasoning_content)",
+      "github.com/ggml-org/llama.cpp tools/server server-task.cpp to_json_oaicompat_chat_stream (usage on its own last chunk with empty choices, OpenAI's include_usage shape) and server.cpp handle_completions_impl (an error result is format_oai_sse({error}) and ends the stream: no [DONE])",
+    reasoning: "reasoning_content",
+    tools: "split",
+    usage: "final_chunk",
+    id: (i) => `Xq7TnB2mW9rLk4sVd8cJ1pYh6uFz0aE${i}`,
+    midError: (m) => data({ error: { code: 500, message: m, type: "server_error" } }),
+    midErrorEndsStream: true,
+    httpError: {
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          code: 400,
+          message: "the request exceeds the available context size, try increasing it",
+          type: "exceed_context_size_error",
+          n_prompt_tokens: 9000,
+          n_ctx: 8192,
+        },
+      }),
+      message: "the request exceeds the available context size, try increasing it",
+    },
+  },
+  {
+    name: "vLLM (older builds)",
+    source:
+      "github.com/vllm-project/vllm entrypoints/openai/protocol.py before 2025 (ErrorResponse object:error, DeltaMessage.reasoning_content)",
     reasoning: "reasoning_content",
     tools: "split",
     usage: "final_chunk",
@@ -307,6 +344,30 @@ export const DIALECTS: Dialect[] = [
         type: "BadRequestError",
         param: null,
         code: 400,
+      }),
+      message: "This model's maximum context length is 8192 tokens.",
+    },
+  },
+  {
+    name: "vLLM (current)",
+    source:
+      "github.com/vllm-project/vllm entrypoints/openai protocol (ErrorResponse{error: ErrorInfo}, DeltaMessage.reasoning; reasoning_content removed) and serving_chat (a streaming error is data: {error} then data: [DONE])",
+    reasoning: "reasoning",
+    tools: "split",
+    usage: "final_chunk",
+    id: (i) => `chatcmpl-tool-3f9a1c0b7d2e4f6a8b5c9d0e1f2a3b4${i}`,
+    midError: (m) =>
+      data({ error: { message: m, type: "InternalServerError", param: null, code: 500 } }) +
+      "data: [DONE]\n\n",
+    httpError: {
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          message: "This model's maximum context length is 8192 tokens.",
+          type: "BadRequestError",
+          param: null,
+          code: 400,
+        },
       }),
       message: "This model's maximum context length is 8192 tokens.",
     },

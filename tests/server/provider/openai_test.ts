@@ -276,3 +276,88 @@ Deno.test("a final HTTP error whose body never ends shows what arrived", async (
   );
   assertEquals(e.message, "Provider returned HTTP 400: upstream says no");
 });
+
+Deno.test("a 200 JSON answer where a stream was asked for is a provider_error with its message", async () => {
+  const { fetch } = scripted([
+    () =>
+      new Response(JSON.stringify({ error: { message: "quota exceeded for this key" } }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      }),
+  ]);
+  const e = await assertRejects(() => collect(provider(fetch)), ProviderError);
+  assertEquals(
+    [e.code, e.message],
+    [
+      "provider_error",
+      "Provider answered with JSON instead of an event stream: quota exceeded for this key",
+    ],
+  );
+});
+
+Deno.test("the models remembered as refusing tools are bounded: past 64 the memory starts over", async () => {
+  const refusal = JSON.stringify({ error: { message: "this model does not support tools" } });
+  const seen: Array<{ model: string; tools: boolean }> = [];
+  const f = ((_u: string | URL | Request, init?: RequestInit) => {
+    const json = JSON.parse(String(init?.body));
+    seen.push({ model: json.model, tools: "tools" in json });
+    return Promise.resolve(
+      "tools" in json
+        ? new Response(refusal, { status: 400 })
+        : new Response(body(sse(text("ok"), stop)).stream),
+    );
+  }) as typeof fetch;
+  const p = provider(f);
+  const ask = (model: string) => collect(p, { ...request(undefined, TOOLS), model });
+  await ask("m0");
+  await ask("m0");
+  // Remembered: the second call of m0 went without tools at once.
+  assertEquals(seen.slice(-1), [{ model: "m0", tools: false }]);
+  for (let i = 1; i <= 64; i++) await ask(`m${i}`);
+  seen.length = 0;
+  await ask("m0");
+  assertEquals(
+    seen[0],
+    { model: "m0", tools: true },
+    "m0 was forgotten once the bound was crossed",
+  );
+});
+
+Deno.test("history data kept for other APIs never goes out on Chat Completions", async () => {
+  const { fetch, seen } = scripted([() => new Response(body(sse(text("ok"), stop)).stream)]);
+  await collect(provider(fetch), {
+    ...request(),
+    messages: [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "t1", type: "function", function: { name: "glob", arguments: "{}" } }],
+        provider_data: {
+          anthropic_thinking: [{ type: "thinking", thinking: "x", signature: "s" }],
+        },
+      },
+      { role: "tool", tool_call_id: "t1", content: "none" },
+    ],
+  });
+  const sent = (seen[0]!.json.messages as Array<Record<string, unknown>>)[1]!;
+  assertEquals(Object.keys(sent).sort(), ["content", "role", "tool_calls"]);
+});
+
+Deno.test("a provider echoing the Basic authorization of base_url credentials has it redacted", async () => {
+  const f = ((_u: string | URL | Request, _init?: RequestInit) =>
+    Promise.resolve(
+      new Response(
+        JSON.stringify({
+          error: { message: `bad auth Basic ${btoa("alice:hunter2pw")} for alice:hunter2pw` },
+        }),
+        { status: 401 },
+      ),
+    )) as typeof fetch;
+  const p = provider(f, { baseUrl: "http://alice:hunter2pw@127.0.0.1:9/v1" });
+  const e = await assertRejects(() => collect(p), ProviderError);
+  assert(
+    !e.message.includes("hunter2pw") && !e.message.includes(btoa("alice:hunter2pw")),
+    e.message,
+  );
+});

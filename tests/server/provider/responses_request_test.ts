@@ -21,7 +21,7 @@ const history: ChatMessage[] = [
 ];
 
 Deno.test("the request is stateless: store false, instructions, and the whole history as items", () => {
-  const body = responsesBody("gpt-5", history, [], true);
+  const body = responsesBody("gpt-5", history, []);
   assertEquals([body.store, body.stream, body.instructions], [false, true, "Be brief."]);
   assertEquals(body.input, [
     { type: "message", role: "user", content: "List" },
@@ -31,20 +31,21 @@ Deno.test("the request is stateless: store false, instructions, and the whole hi
     { type: "function_call_output", call_id: "call_1", output: "a.txt" },
   ]);
   assertEquals(body.include, ["reasoning.encrypted_content"]);
+  assertEquals(body.reasoning, { summary: "auto" });
 });
 
-Deno.test("tools are flat function tools and include is left out when refused", () => {
+Deno.test("tools are flat function tools and refused optional fields are left out", () => {
   const body = responsesBody("m", [{ role: "user", content: "x" }], [
     {
       type: "function",
       function: { name: "glob", description: "find", parameters: { type: "object" } },
     },
-  ], false);
+  ], new Set());
   assertEquals(body.tools, [{
     type: "function",
     name: "glob",
     description: "find",
     parameters: { type: "object" },
   }]);
-  assertEquals("include" in body, false);
+  assertEquals(["include" in body, "reasoning" in body], [false, false]);
 });

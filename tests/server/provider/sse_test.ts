@@ -108,3 +108,46 @@ Deno.test("sse decoder fails a 1 MiB event fed in small chunks with response_lim
   });
   assertEquals(e.code, "response_limit");
 });
+
+Deno.test("sse decoder yields the same events however the bytes are split (fast-check)", async () => {
+  const fc = (await import("fast-check")).default;
+  const event = fc.record({
+    name: fc.option(fc.constantFrom("message_start", "delta", "error"), { nil: undefined }),
+    lines: fc.array(
+      fc.string({ unit: "grapheme", maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, "")),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
+    eol: fc.constantFrom("\n", "\r\n", "\r"),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(event, { maxLength: 6 }),
+      fc.array(fc.nat(), { maxLength: 10 }),
+      (events, cuts) => {
+        const text = events.map((e) =>
+          (e.name ? `event: ${e.name}${e.eol}` : "") + e.lines.map((l) =>
+            `data: ${l}${e.eol}`
+          ).join("") + e.eol
+        ).join("");
+        const bytes = enc.encode(text);
+        const whole = new SseDecoder(1 << 20);
+        const expected = [...whole.push(bytes), ...whole.end()];
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const split = new SseDecoder(1 << 20);
+        const got: SseEvent[] = [];
+        let at = 0;
+        for (const p of [...points, bytes.length]) {
+          got.push(...split.push(bytes.subarray(at, p)));
+          at = p;
+        }
+        got.push(...split.end());
+        assertEquals(got, expected);
+        assertEquals(got.map((e) => e.data), events.map((e) => e.lines.join("\n")));
+      },
+    ),
+    { numRuns: 500 },
+  );
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { toolContext, withTempDir } from "./support.ts";
 import { runToolInChild } from "../../support/tool_probe.ts";
+import { alive } from "../../support/probes.ts";
 import { bashTool, createBashTool } from "../../../server/tools/bash.ts";
 import { type ToolContext, type ToolLimits, ToolTimeoutError } from "../../../server/tools/tool.ts";
 
@@ -12,24 +13,14 @@ function context(
   return { ...toolContext(cwd, { limits: { timeoutMs: 20_000, ...limits } }), ...extra };
 }
 
-/** Whether `pid` is a live process (a zombie counts as gone: it can no longer run). */
-async function alive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-/** Waits up to a second for `pid` to be gone; SIGKILL is delivered asynchronously. */
+/** Waits (generously, for a loaded machine) for `pid` to be gone; SIGKILL lands asynchronously. */
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50; i++) {
-    if (!(await alive(pid))) return true;
+  const deadline = Date.now() + 10_000;
+  while (await alive(pid)) {
+    if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return false;
+  return true;
 }
 
 function pidsOf(output: string): number[] {

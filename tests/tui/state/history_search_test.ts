@@ -66,3 +66,11 @@ Deno.test("another key ends the search with the match and then does its work", (
   assertEquals(s.composer.text, "run the tests");
   assertEquals(s.composer.cursor, "run the tests".length - 1);
 });
+
+Deno.test("a paste during a search goes into the query, not the composer", () => {
+  const s = withHistory(["run the tests", "fix the lexer"]);
+  applyKey(s, ctrlR);
+  applyKey(s, { type: "paste", text: "the\nlex" });
+  assertEquals(s.search?.query, "the lex");
+  assertEquals(s.composer.text, "fix the lexer");
+});

@@ -4,6 +4,7 @@ import {
   applyWorkspaceIndex,
   createState,
   MAX_MENTION_BYTES,
+  splitAttachments,
 } from "../../../tui/state/mod.ts";
 import type { MentionReader } from "../../../tui/state/mod.ts";
 import { enter, key, notices, readyState, sessionStarted, typeText } from "../fixtures.ts";
@@ -136,4 +137,22 @@ Deno.test("at most MAX_MENTIONS files are attached to one prompt", async () => {
   assert(msg?.type === "turn.start");
   assertEquals(msg.prompt.split("<file path=").length - 1, MAX_MENTIONS);
   assert(notices(s).includes(`Only the first ${MAX_MENTIONS} mentioned files are attached`));
+});
+
+Deno.test("splitAttachments takes back the file blocks that a prompt's mentions attached", () => {
+  const typed = 'see @x.ts and @"odd".md';
+  const prompt = `${typed}\n\n<file path="x.ts">\na\n</file>\n</file>` +
+    `\n\n<file path="&quot;odd&quot;.md">\nb\n</file>`;
+  assertEquals(splitAttachments(prompt, false), { typed, paths: ["x.ts", '"odd".md'] });
+});
+
+Deno.test("splitAttachments leaves a file block that no mention in the prompt names", () => {
+  const prompt = 'explain this\n\n<file path="x.ts">\na\n</file>';
+  assertEquals(splitAttachments(prompt, false), { typed: prompt, paths: [] });
+});
+
+Deno.test("splitAttachments accepts an unclosed last block only in a shortened record", () => {
+  const prompt = 'see @x.ts\n\n<file path="x.ts">\nthe head of';
+  assertEquals(splitAttachments(prompt, true), { typed: "see @x.ts", paths: ["x.ts"] });
+  assertEquals(splitAttachments(prompt, false), { typed: prompt, paths: [] });
 });

@@ -8,6 +8,8 @@ import {
   drainOutbox,
   openPicker,
 } from "../../../tui/state/mod.ts";
+import { statusLine } from "../../../tui/render.ts";
+import { makeStyle } from "../../../tui/text.ts";
 import { enter, key, notices, readyState, sent, sessionStarted, typeText } from "../fixtures.ts";
 
 function resumedStarted(id: string, requestId: string, lastSeq: number): ServerEvent {
@@ -280,4 +282,194 @@ Deno.test("a long model list is bounded and counts the rest", () => {
   const text = notices(s).at(-1)!;
   assertEquals(text.split("\n").length, 1 + 50 + 1);
   assert(text.endsWith("… 1 more"), text);
+});
+
+Deno.test("/resume of a session this connection left with /new switches back without a resume", () => {
+  const s = readyState();
+  s.lastSeq = 4;
+  const [start] = enter(s, "/new");
+  applyEvent(s, {
+    ...(sessionStarted() as Extract<ServerEvent, { type: "session.started" }>),
+    request_id: start!.request_id!,
+    session_id: "s2",
+  });
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "the new one"), { ...summary("1", "the first one"), session_id: "s1" }],
+  });
+  applyKey(s, key("down"));
+  const fx = applyKey(s, key("enter"));
+  const [ask] = sent(fx);
+  assert(ask?.type === "session.history" && ask.session_id === "s1", JSON.stringify(ask));
+  assert(fx.some((f) => f.kind === "clear-screen"));
+  assertEquals(s.session?.id, "s1");
+  assertEquals(s.lastSeq, 4, "its seq goes on where it was");
+  assert(s.otherSessions.has("s2"), "the one left is remembered in turn");
+});
+
+Deno.test("the sessions left open are remembered up to MAX_OTHER_SESSIONS, the oldest forgotten", async () => {
+  const { MAX_OTHER_SESSIONS } = await import("../../../tui/state/sessions.ts");
+  const s = readyState();
+  for (let i = 0; i <= MAX_OTHER_SESSIONS; i++) {
+    applyEvent(s, {
+      ...(sessionStarted() as Extract<ServerEvent, { type: "session.started" }>),
+      session_id: `n${i}`,
+    });
+  }
+  assertEquals(s.otherSessions.size, MAX_OTHER_SESSIONS);
+  assert(!s.otherSessions.has("s1") && s.otherSessions.has("n0"));
+});
+
+Deno.test("a paste while the picker is open filters it", () => {
+  const s = readyState();
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "add the parser"), summary("1", "fix the lexer")],
+  });
+  applyKey(s, { type: "paste", text: "lexer" });
+  assertEquals(s.picker?.filter, "lexer");
+  assertEquals(s.composer.text, "");
+});
+
+Deno.test("a resumed prompt shows what was typed and names its attached files, not their content", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  drainOutbox(s);
+  const body = "line\n".repeat(500);
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: `look at @a.ts and @b.txt\n\n<file path="a.ts">\nconst a = 1;\n</file>` +
+      `\n\n<file path="b.txt">\n${body}\n</file>`,
+  });
+  assertEquals(drainOutbox(s), [
+    { kind: "user", text: "look at @a.ts and @b.txt" },
+    { kind: "notice", level: "info", text: "Attached @a.ts, @b.txt" },
+  ]);
+});
+
+Deno.test("a model list without the current model says the current one is not in it", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-b"] });
+  const text = notices(s).at(-1)!;
+  assert(text.startsWith("Models (the current one, gpt-test, is not in this list"), text);
+  assert(!text.includes("*"), text);
+});
+
+Deno.test("a model list whose current model is past the listed rows names it in the heading", () => {
+  const s = readyState();
+  applyModelList(s, { models: [...Array.from({ length: 60 }, (_, i) => `a${i}`), "gpt-test"] });
+  const text = notices(s).at(-1)!;
+  assert(text.startsWith("Models (the current one, gpt-test, is further down"), text);
+});
+
+Deno.test("/model NAME warns when the provider's list, once fetched, does not have NAME", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-test"] });
+  drainOutbox(s);
+  const [configure] = enter(s, "/model gpt-z");
+  applyEvent(s, {
+    type: "session.configured",
+    request_id: configure!.request_id!,
+    session_id: "s1",
+    seq: 1,
+    model: "gpt-z",
+    approval_policy: "on-risk",
+  });
+  const items = drainOutbox(s);
+  const last = items.at(-1)!;
+  assert(last.kind === "notice" && last.level === "warn", JSON.stringify(items));
+  assert(last.text.includes("The provider does not list gpt-z"), last.text);
+});
+
+Deno.test("/model NAME of a listed model sets it without a warning", () => {
+  const s = readyState();
+  applyModelList(s, { models: ["gpt-a", "gpt-test"] });
+  drainOutbox(s);
+  const [configure] = enter(s, "/model gpt-a");
+  applyEvent(s, {
+    type: "session.configured",
+    request_id: configure!.request_id!,
+    session_id: "s1",
+    seq: 1,
+    model: "gpt-a",
+    approval_policy: "on-risk",
+  });
+  const items = drainOutbox(s);
+  assertEquals(items.map((i) => i.kind === "notice" && i.level), ["info"]);
+});
+
+Deno.test("Ctrl+C in the /resume picker clears its filter, then closes it, never arming the exit", () => {
+  const s = readyState();
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("2", "fix the lexer"), summary("1", "fix CI")],
+  });
+  typeText(s, "zz");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker?.filter, "");
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.picker, undefined);
+  assertEquals(s.exitArmed, false);
+  assertEquals(s.hint, undefined);
+});
+
+Deno.test("Ctrl+C twice on the startup picker exits, as it does anywhere idle", () => {
+  const s = fresh();
+  const [list] = sent(openPicker(s, true));
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [summary("1", "fix CI")],
+  });
+  assertEquals(applyKey(s, key("c", { ctrl: true })), []);
+  assertEquals(s.exitArmed, true);
+  assertEquals(applyKey(s, key("c", { ctrl: true })), [{ kind: "exit", status: 0 }]);
+});
+
+Deno.test("a resumed session's context use shows as unknown until a turn measures it", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: "earlier",
+  });
+  const view = { width: 80, height: 20, style: makeStyle(false) };
+  assert(statusLine(s, view).includes("ctx ?/128k"), statusLine(s, view));
+  notices(s);
+  enter(s, "/status");
+  const text = notices(s).at(-1)!;
+  assert(text.includes("Context: not measured since the session was resumed"), text);
+});
+
+Deno.test("a resumed session cleared with /clear shows its context use at 0 again", () => {
+  const s = fresh();
+  const rid = sent(applyEvent(s, resumedStarted("old", "c2", 7)))[0]!.request_id!;
+  applyEvent(s, {
+    type: "history.item",
+    request_id: rid,
+    session_id: "old",
+    role: "user",
+    content: "earlier",
+  });
+  const [clear] = enter(s, "/clear");
+  applyEvent(s, {
+    type: "session.cleared",
+    request_id: clear!.request_id!,
+    session_id: "old",
+    seq: 8,
+  });
+  const line = statusLine(s, { width: 80, height: 20, style: makeStyle(false) });
+  assert(line.includes("ctx 0/128k (0%)"), line);
 });
