@@ -14,7 +14,9 @@ import type { ToolContext } from "../server/tools/tool.ts";
 const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv-sbx-bench-" }));
 await new Deno.Command("git", { args: ["init", "-q", workspace] }).output();
 const sandbox = await openSandbox({ ...DEFAULT_CONFIG });
-if (!sandbox.active) throw new Error(`the sandbox does not work here: ${sandbox.probe?.ok}`);
+if (!sandbox.active) {
+  console.error("sandbox bench: bubblewrap cannot start here; nothing to measure");
+}
 const direct = createBashTool();
 const sandboxed = createBashTool({ sandbox });
 const ctx: ToolContext = {
@@ -55,7 +57,9 @@ async function spawnOnly(wrapped: boolean): Promise<number> {
   return performance.now() - t0;
 }
 
-if (import.meta.main) {
+if (!sandbox.active) {
+  // Nothing to compare: no bench is registered.
+} else if (import.meta.main) {
   const sa: number[] = [];
   const sb: number[] = [];
   for (let i = 0; i < 60; i++) {
