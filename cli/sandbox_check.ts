@@ -9,6 +9,7 @@
 import type { SandboxCheckOptions } from "./command_line.ts";
 import { loadConfigOrReport } from "../server/config.ts";
 import { openSandbox, type Sandbox, type SandboxSpec } from "../server/sandbox/mod.ts";
+import { scvPath } from "../server/tools/bash_env.ts";
 
 const encoder = new TextEncoder();
 
@@ -174,7 +175,7 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
       stdout: "piped",
       stderr: "piped",
       clearEnv: true,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+      env: { PATH: scvPath() },
     }).output();
     const text = new TextDecoder().decode(out.stdout);
     if (!out.success) {

@@ -76,6 +76,8 @@ export async function runSessions(
     const given = cwd;
     cwd = await Deno.realPath(given).catch(() => given);
   }
+  // A directory that cannot be used was already said, once, by the store's log.
+  if (!await store.ready.then(() => true, () => false)) return 1;
   let list;
   try {
     list = await store.list({ cwd, limit: options.limit });

@@ -464,7 +464,10 @@ function defaultReadTextFile(path: string): string | undefined {
   try {
     return Deno.readTextFileSync(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
+    // A path through a file (XDG_CONFIG_HOME naming a file) names no config file either.
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
     if (e instanceof Deno.errors.NotCapable) throw new ConfigUnreadableError(path);
     throw new ConfigError(`Cannot load config "${path}": ${(e as Error).message}`);
   }

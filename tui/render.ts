@@ -403,7 +403,9 @@ export function statusLine(state: ClientState, view: View): string {
 }
 
 function liveTools(state: ClientState, w: number, s: Style): string[] {
-  const shown = state.tools.slice(-5);
+  // The call the approval box asks about is shown there, not twice.
+  const asked = state.approval?.callId;
+  const shown = state.tools.filter((t) => t.callId !== asked).slice(-5);
   return shown.map((t) => {
     const status = t.status === "running"
       ? s.yellow("running")
@@ -573,88 +575,187 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
  * ```
  */
 export function renderLive(state: ClientState, view: View, cache: RenderCache): string[] {
+  const parts = liveParts(state, view, cache);
+  const budget = allocateRows(state, view, parts);
+  return [
+    ...streamPreview(state, cache, parts, budget.stream),
+    ...middleRows(parts, budget),
+    ...bottomRows(state, view, parts, budget),
+  ];
+}
+
+/** What the live region may show, each part rendered to rows, before rows are handed out. */
+interface LiveParts {
+  /** The columns every row fits in (at least 10). */
+  w: number;
+  style: Style;
+  box: ApprovalBox | undefined;
+  /** The box's rows that are never left out while any fit: tool, risk, first summary row, choices. */
+  boxCore: string[];
+  tools: string[];
+  queued: string[];
+  hint: string[];
+  composer: { rows: string[]; cursorRow: number };
+}
+
+function liveParts(state: ClientState, view: View, cache: RenderCache): LiveParts {
   const s = view.style;
   const w = Math.max(10, view.width);
-  const rule = s.gray("─".repeat(w));
   const box = approvalBox(state, w, s);
-  const tools = liveTools(state, w, s);
+  return {
+    w,
+    style: s,
+    box,
+    boxCore: box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [],
+    tools: liveTools(state, w, s),
+    queued: queuedLines(state, w, s),
+    hint: state.hint ? [s.yellow(truncate(state.hint, w))] : [],
+    composer: composerRows(cache, state, composerWidth(view.width), s),
+  };
+}
+
+/** The last queued prompts, one row each, and a count of the rest. */
+function queuedLines(state: ClientState, w: number, s: Style): string[] {
   const queued = state.queued.slice(-3).map((q) =>
     s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w))
   );
   if (state.queued.length > 3) {
     queued.push(s.gray(truncate(`↳ … ${state.queued.length - 3} more queued`, w)));
   }
-  const hint = state.hint ? [s.yellow(truncate(state.hint, w))] : [];
-  const comp = composerRows(cache, state, composerWidth(view.width), s);
+  return queued;
+}
 
-  // Hand out the rows in order of importance; `take` gives what is asked or what is left.
+/** How many rows each part of the live region gets (the picker's rows themselves). */
+interface RowBudget {
+  boxCore: number;
+  status: number;
+  picker: string[];
+  hint: number;
+  /** Summary rows of the approval box past its first. */
+  summary: number;
+  where: number;
+  composer: number;
+  ruleBelow: number;
+  ruleAbove: number;
+  queued: number;
+  tools: number;
+  stream: number;
+}
+
+/** Hands out the rows in order of importance (see {@link renderLive}). */
+function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudget {
+  const { box, boxCore, hint, queued, tools, composer, w, style } = parts;
   let room = Math.max(3, view.height - 1);
+  // Gives what is asked or what is left.
   const take = (want: number) => {
     const n = Math.max(0, Math.min(want, room));
     room -= n;
     return n;
   };
-  const boxCore = box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [];
   const boxCoreRows = take(boxCore.length);
-  const statusRows = take(1);
+  const status = take(1);
   // The composer's rules give way before the picker's highlighted row (typing goes to the
   // picker's filter while it is open): title, filter, one session and its count need 4.
-  const picker = pickerRows(state, w, s, Math.max(Math.min(room, 4), room - 3));
+  const picker = pickerRows(state, w, style, Math.max(Math.min(room, 4), room - 3));
   take(picker.length);
   const hintRows = take(hint.length);
-  const summaryRows = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;
-  const whereRows = box ? take(box.where.length) : 0;
-  let composerMax = take(1);
+  const summary = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;
+  const where = box ? take(box.where.length) : 0;
+  let composerRowsShown = take(1);
   const ruleBelow = take(1);
   const ruleAbove = take(1);
   const queuedRows = take(queued.length);
   const toolRows = take(tools.length);
-  composerMax += composerMax > 0 ? take(Math.min(MAX_COMPOSER_ROWS, comp.rows.length) - 1) : 0;
+  composerRowsShown += composerRowsShown > 0
+    ? take(Math.min(MAX_COMPOSER_ROWS, composer.rows.length) - 1)
+    : 0;
+  // The block being streamed is previewed in its last rows, at most a third of the screen:
+  // complete blocks are already in scrollback, and a small region redraws cheaply.
+  const stream = take(Math.max(3, Math.floor(view.height / 3)));
+  return {
+    boxCore: boxCoreRows,
+    status,
+    picker,
+    hint: hintRows,
+    summary,
+    where,
+    composer: composerRowsShown,
+    ruleBelow,
+    ruleAbove,
+    queued: queuedRows,
+    tools: toolRows,
+    stream,
+  };
+}
 
-  const middle = tools.slice(tools.length - toolRows);
+/** The running tools, the approval box, the picker, queued prompts and the hint. */
+function middleRows(parts: LiveParts, budget: RowBudget): string[] {
+  const { box, boxCore, tools, queued, hint } = parts;
+  const middle = tools.slice(tools.length - budget.tools);
   if (box) {
-    if (boxCoreRows < boxCore.length) middle.push(...boxCore.slice(boxCore.length - boxCoreRows));
-    else {
+    if (budget.boxCore < boxCore.length) {
+      middle.push(...boxCore.slice(boxCore.length - budget.boxCore));
+    } else {
       middle.push(
         ...box.head,
-        ...box.summaryRows(1 + summaryRows),
-        ...box.where.slice(0, whereRows),
+        ...box.summaryRows(1 + budget.summary),
+        ...box.where.slice(0, budget.where),
         ...box.choices,
       );
     }
   }
-  middle.push(...picker, ...queued.slice(0, queuedRows), ...hint.slice(0, hintRows));
+  middle.push(...budget.picker, ...queued.slice(0, budget.queued), ...hint.slice(0, budget.hint));
+  return middle;
+}
 
+/** The composer between its rules, scrolled to keep the cursor's row, and the status line. */
+function bottomRows(
+  state: ClientState,
+  view: View,
+  parts: LiveParts,
+  budget: RowBudget,
+): string[] {
+  const { composer: comp, w, style: s } = parts;
+  const rule = s.gray("─".repeat(w));
+  const n = budget.composer;
   const first = Math.min(
-    Math.max(0, comp.cursorRow - composerMax + 1),
-    Math.max(0, comp.rows.length - composerMax),
+    Math.max(0, comp.cursorRow - n + 1),
+    Math.max(0, comp.rows.length - n),
   );
-  const composer = comp.rows.slice(first, first + composerMax).map((r, i) =>
+  const composer = comp.rows.slice(first, first + n).map((r, i) =>
     (first + i === 0 ? s.cyan("› ") : "  ") + r
   );
-  const bottom = [
-    ...(ruleAbove ? [rule] : []),
+  return [
+    ...(budget.ruleAbove ? [rule] : []),
     ...composer,
-    ...(ruleBelow ? [rule] : []),
-    ...(statusRows ? [statusLine(state, { ...view, width: w })] : []),
+    ...(budget.ruleBelow ? [rule] : []),
+    ...(budget.status ? [statusLine(state, { ...view, width: w })] : []),
   ];
+}
 
-  // The block being streamed is previewed in its last rows, at most a third of the screen:
-  // complete blocks are already in scrollback, and a small region redraws cheaply.
-  const streamBudget = take(Math.max(3, Math.floor(view.height / 3)));
-  const top: string[] = [];
-  if (state.streamText !== "" && streamBudget > 0) {
-    const rows = streamTail(cache, state.streamId, state.streamText, w - 2, streamBudget);
+/**
+ * The last `rows` rows of the text being streamed; or, while the turn has nothing to show
+ * yet, one line: the reasoning's last line, dimmed, or "thinking…" / "cancelling…".
+ */
+function streamPreview(
+  state: ClientState,
+  cache: RenderCache,
+  parts: LiveParts,
+  rows: number,
+): string[] {
+  const { w, style: s } = parts;
+  if (rows <= 0) return [];
+  if (state.streamText !== "") {
+    const tail = streamTail(cache, state.streamId, state.streamText, w - 2, rows);
     const totalStable = cache.stream?.stable.length ?? 0;
-    const firstIsStart = rows.length === totalStable + 1 && state.streamCommitted === "";
-    rows.forEach((r, i) => top.push((i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r));
-  } else if (state.turn && state.tools.length === 0 && !state.approval && streamBudget > 0) {
-    const thought = reasoningLine(state);
-    top.push(
-      state.turn.phase !== "cancelling" && thought !== ""
-        ? s.dim(s.gray(truncate(`✻ ${sanitize(thought)}`, w)))
-        : s.gray(truncate(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…", w)),
-    );
+    const firstIsStart = tail.length === totalStable + 1 && state.streamCommitted === "";
+    return tail.map((r, i) => (i === 0 && firstIsStart ? s.magenta("● ") : "  ") + r);
   }
-  return [...top, ...middle, ...bottom];
+  if (!state.turn || state.tools.length > 0 || state.approval) return [];
+  const thought = reasoningLine(state);
+  return [
+    state.turn.phase !== "cancelling" && thought !== ""
+      ? s.dim(s.gray(truncate(`✻ ${sanitize(thought)}`, w)))
+      : s.gray(truncate(state.turn.phase === "cancelling" ? "  cancelling…" : "  thinking…", w)),
+  ];
 }

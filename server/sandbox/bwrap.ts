@@ -10,6 +10,7 @@
  * @module
  */
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
+import { scvPath } from "../tools/bash_env.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -95,7 +96,8 @@ async function probeBwrap(): Promise<ProbeResult> {
       stdout: "null",
       stderr: "piped",
       clearEnv: true,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+      // The PATH bash calls will run bwrap with (Deno looks the command up in the child's).
+      env: { PATH: scvPath() },
     }).spawn();
     const kill = () => {
       try {

@@ -19,6 +19,7 @@ import {
   scvDirectories,
 } from "./policy.ts";
 import { probeOnce } from "./probe.ts";
+import { scvPath } from "../tools/bash_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
@@ -94,7 +95,7 @@ function sandboxLookup(backend: SandboxBackend): LookupUnreadable {
             stdout: "piped",
             stderr: "null",
             clearEnv: true,
-            env: { PATH: "/usr/bin:/bin" },
+            env: { PATH: scvPath() },
           }).output();
           return new TextDecoder().decode(out.stdout).split("\0").filter((s) => s.length > 1)
             .map((s) => ({ path: s.slice(1), directory: s[0] === "d" }));

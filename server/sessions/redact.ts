@@ -102,13 +102,23 @@ export class Redactor {
   }
 }
 
+/**
+ * Shorter values are not treated as secrets on disk. Local servers take any key, and people give
+ * them dummies (`x`, `k`, `none`, `test`, `EMPTY`, `ollama`): replacing every `test` or `x` in
+ * every recorded tool result and file would corrupt the history a resume sends back (a signed
+ * Anthropic `thinking` block rewritten as `thin[redacted]ing` is refused, and the session cannot
+ * go on). No provider issues keys this short.
+ */
+export const MIN_RECORDED_SECRET_CHARS = 8;
+
 /** A `${VAR}` reference in a `provider_headers` value. */
 const TEMPLATE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
 /**
  * The secrets of a configuration: the value of the API key variable and every
  * `provider_headers` value that takes `${VAR}` from the environment, both as written and
- * expanded (as CONTRACT.md says: "such values are redacted like the key"). A literal value
+ * expanded (as CONTRACT.md says: "such values are redacted like the key"), each at least
+ * {@link MIN_RECORDED_SECRET_CHARS} long. A literal value
  * (OpenRouter's `X-Title: scv`) is configuration, not a secret: redacting it would rewrite
  * every recorded occurrence of that word, the workspace path included.
  *
@@ -116,9 +126,9 @@ const TEMPLATE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
  * ```ts
  * import assert from "node:assert/strict";
  * import { configSecrets } from "./redact.ts";
- * const env = (n: string) => ({ KEY: "k1", TOKEN: "t2" } as Record<string, string>)[n];
+ * const env = (n: string) => ({ KEY: "sk-key-0001", TOKEN: "tok-00002" } as Record<string, string>)[n];
  * const got = configSecrets({ api_key_env: "KEY", provider_headers: { "x-a": "Bearer ${TOKEN}", "x-title": "scv" } }, env);
- * assert.deepEqual(got.sort(), ["Bearer ${TOKEN}", "Bearer t2", "k1", "t2"].sort());
+ * assert.deepEqual(got.sort(), ["Bearer ${TOKEN}", "Bearer tok-00002", "sk-key-0001", "tok-00002"].sort());
  * ```
  */
 export function configSecrets(
@@ -138,5 +148,5 @@ export function configSecrets(
     });
     if (expanded !== "") out.push(expanded);
   }
-  return out;
+  return out.filter((v) => v.length >= MIN_RECORDED_SECRET_CHARS);
 }

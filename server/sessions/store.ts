@@ -17,7 +17,7 @@ import {
   SessionFormatError,
 } from "./records.ts";
 import { Redactor } from "./redact.ts";
-import { SessionBusyError, SessionFile } from "./session_file.ts";
+import { MAX_SESSION_FILE_BYTES, SessionBusyError, SessionFile } from "./session_file.ts";
 import { type IndexEntry, SessionIndex } from "./session_index.ts";
 
 /** What a store is opened with. */
@@ -227,9 +227,18 @@ export class SessionStore {
     return { summaries, rewriteIndex };
   }
 
-  /** A session's summary read from its file; undefined (logged) when it cannot be read. */
+  /**
+   * A session's summary read from its file; undefined (logged) when it cannot be read. A file
+   * larger than a session file can be is never read whole (every listing would read it again).
+   */
   async #summarize(id: string): Promise<IndexEntry | undefined> {
     try {
+      const { size } = await Deno.stat(this.#path(id));
+      if (size > MAX_SESSION_FILE_BYTES) {
+        throw new RangeError(
+          `the file is ${size} bytes, more than the ${MAX_SESSION_FILE_BYTES} scv reads`,
+        );
+      }
       const text = await Deno.readTextFile(this.#path(id));
       return summaryOf(replay(text));
     } catch (e) {

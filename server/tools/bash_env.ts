@@ -47,6 +47,18 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 /** The PATH a call gets when scv has none (or may not read it). */
 export const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
 
+/**
+ * scv's own PATH (else {@link DEFAULT_PATH}): where helper commands are looked up, the way a
+ * bash call's PATH finds them (Deno resolves a command with the PATH given to the child).
+ */
+export function scvPath(): string {
+  try {
+    return Deno.env.get("PATH") || DEFAULT_PATH;
+  } catch {
+    return DEFAULT_PATH;
+  }
+}
+
 /** Where scv's environment is read from (injectable for tests). */
 export interface EnvSource {
   /** The whole environment, or undefined when it may not be listed (scoped `--allow-env`). */

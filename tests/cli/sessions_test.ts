@@ -187,3 +187,15 @@ Deno.test("exec's startup deletes sessions past session_retention_days and says 
     await mock.close();
   }
 });
+
+Deno.test("scv sessions with a state directory that is a file says why once and exits 1", async () => {
+  await withDirs(async (dirs) => {
+    await Deno.writeTextFile(dirs.state, "not a directory");
+    const run = await scv(["sessions"], dirs);
+    assertEquals(run.code, 1);
+    assertEquals(run.stdout, "");
+    const lines = run.stderr.trim().split("\n");
+    assertEquals(lines.length, 1, run.stderr);
+    assertMatch(lines[0]!, /sessions are not recorded: cannot use .*Not a directory/);
+  });
+});

@@ -510,3 +510,18 @@ Deno.test("a bad base_url with user:password@ is never echoed, even where the va
   );
   assert.ok(!e.message.includes("hunter2") && !e.message.includes("alice"), e.message);
 });
+
+Deno.test("an optional config location through a file is skipped like a missing one, a --config there is not found", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "scv-config-" });
+  try {
+    const file = `${dir}/not-a-dir`;
+    await Deno.writeTextFile(file, "x");
+    const env = (vars: Record<string, string>) => (name: string) => vars[name];
+    const c = loadConfig({}, { env: env({ XDG_CONFIG_HOME: file, HOME: file }) });
+    assert.equal(c.model, DEFAULT_CONFIG.model);
+    const e = configError(() => loadConfig({ config: `${file}/c.jsonc` }, { env: env({}) }));
+    assert.equal(e.message, `Cannot load config "${file}/c.jsonc": file not found`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -570,3 +570,15 @@ Deno.test("write_file that overwrote a file says its earlier content is not show
   ]);
   assert(!lines.some((l) => l.includes("@@ -0,0")), lines.join("\n"));
 });
+
+Deno.test("the call in the approval box is not listed again above it; other proposed calls are", () => {
+  const { s, t } = startTurn("two calls");
+  applyAll(s, [
+    t.proposed("c1", "bash", { command: "ls -la" }),
+    t.proposed("c2", "bash", { command: "pwd" }),
+    t.approval("c1", "bash", "Run shell command: ls -la"),
+  ]);
+  const lines = renderLive(s, view, createRenderCache());
+  assertEquals(lines.filter((l) => l.includes("ls -la")).length, 1, lines.join("\n"));
+  assert(lines.some((l) => l.startsWith("⋯ bash pwd")), lines.join("\n"));
+});

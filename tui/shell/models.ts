@@ -86,7 +86,27 @@ export async function fetchModels(
   const url = `${base}/models`;
   const provider = (config as { provider?: string }).provider;
   const key = env(config.api_key_env);
+  // The configured headers go too (Azure's `api-key`, a gateway's token), expanded as the
+  // provider expands them; their values are secrets like the key.
   const headers: Record<string, string> = {};
+  const secrets: string[] = key ? [key] : [];
+  for (const [name, template] of Object.entries(config.provider_headers ?? {})) {
+    let missing: string | undefined;
+    const value = template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
+      const got = env(v);
+      if (got === undefined || /[\r\n\0]/.test(got)) missing ??= v;
+      else secrets.push(got);
+      return got ?? "";
+    });
+    if (missing !== undefined) {
+      return {
+        error: `cannot send provider_headers "${name}": environment variable ${missing} is ` +
+          `not set or holds a line break`,
+      };
+    }
+    headers[name] = value;
+    if (value !== template) secrets.push(value);
+  }
   if (key) {
     if (provider === "anthropic") {
       headers["x-api-key"] = key;
@@ -104,7 +124,8 @@ export async function fetchModels(
     const why = e instanceof DOMException && e.name === "TimeoutError"
       ? `no answer within ${MODELS_TIMEOUT_MS / 1000} s`
       : errorText(e);
-    // A message may quote the URL; never the key (it is only in a header).
-    return { error: `${safeUrl(url)}: ${why.split(key || "\u0000").join("…")}` };
+    // A message may quote the URL; never the key or a header's value (they are only in headers).
+    const safe = secrets.filter((x) => x !== "").reduce((t, x) => t.split(x).join("…"), why);
+    return { error: `${safeUrl(url)}: ${safe}` };
   }
 }

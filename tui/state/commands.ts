@@ -130,7 +130,7 @@ function clear(state: ClientState): Effect[] {
 export const KEYS_HELP = [
   "Keys: Enter send · Shift+Enter, Alt+Enter or Ctrl+J newline · Up/Down row, then history",
   "      Ctrl+A/E or Home/End line start/end · Alt+B/F or Ctrl+←/→ word · Ctrl+U/K/W delete",
-  "      Ctrl+R search history · Tab completes an @path (its file is sent with the prompt)",
+  "      Ctrl+R search history · Tab completes a /command or an @path (its file is sent)",
   "      Ctrl+O shows the model's whole reasoning (while it streams, only its last line shows)",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
   "Approvals: y approve · n deny · a always allow (this session) · ←/→ and Enter choose",
@@ -189,6 +189,37 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
 export function findCommand(name: string): SlashCommand | undefined {
   const n = name.toLowerCase();
   return SLASH_COMMANDS.find((c) => c.name === n || (c.aliases ?? []).includes(n));
+}
+
+/**
+ * Tab while the composer holds only a `/name` being typed (the cursor at its end): completes
+ * it among the built-in and custom commands, listing them in the hint when several match.
+ * Returns false when the composer holds something else, for the `@path` completion to try.
+ */
+export function completeCommand(state: ClientState): boolean {
+  const b = state.composer;
+  if (b.cursor !== b.text.length || !/^\/[\w-]*$/.test(b.text)) return false;
+  const typed = b.text.toLowerCase();
+  const names = [
+    ...SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+    ...state.customCommands.map((c) => `/${c.name}`),
+  ];
+  const found = [...new Set(names.filter((n) => n.toLowerCase().startsWith(typed)))].sort();
+  if (found.length === 0) {
+    state.hint = `No command starts with ${b.text}; /help lists them`;
+    state.completionHint = state.hint;
+    return true;
+  }
+  let text = found[0]!;
+  for (const n of found) {
+    while (!n.toLowerCase().startsWith(text.toLowerCase())) text = text.slice(0, -1);
+  }
+  if (found.length === 1) text += " ";
+  else if (text.length < b.text.length) text = b.text;
+  state.composer = { text, cursor: text.length };
+  state.hint = found.length === 1 ? undefined : found.slice(0, 12).join("  ");
+  state.completionHint = state.hint;
+  return true;
 }
 
 /** The custom command named `name` (with its slash, any case), if no built-in has the name. */

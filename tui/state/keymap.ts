@@ -12,6 +12,7 @@ import type { KeyEvent } from "../keys.ts";
 import { type ClientState, type Effect, requestId } from "./model.ts";
 import { addRule, describeRule, ruleFor } from "./always_allow.ts";
 import { acceptSearch, cancelSearch, editSearch, searchOlder } from "./history_search.ts";
+import { completeCommand } from "./commands.ts";
 import { completeMention } from "./mentions.ts";
 import { showReasoning } from "./reasoning.ts";
 import { choosePicked, closePicker, editPickerFilter, movePicker } from "./sessions.ts";
@@ -80,7 +81,8 @@ export const ACTIONS = {
   "composer.submit": (state) => submit(state),
   "composer.newline": edit((b) => ed.insert(b, "\n")),
   /** Tab: completes an `@path` mention at the cursor, or indents. */
-  "composer.complete": (state) => completeMention(state),
+  // Tab completes a command name being typed, else an @path mention.
+  "composer.complete": (state) => completeCommand(state) ? [] : completeMention(state),
   "cursor.left": edit(ed.left),
   "cursor.right": edit(ed.right),
   "cursor.word-left": edit(ed.wordLeft),
@@ -371,6 +373,12 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) {
     // Only a cancel still awaiting confirmation has a hint worth showing again.
     state.hint = state.turn?.phase === "cancelling" ? state.hintUnderExit : undefined;
+  }
+  const tab = ev.type === "key" && ev.name === "tab" && !ev.ctrl && !ev.alt && !ev.shift;
+  if (!tab && state.completionHint !== undefined) {
+    // A completion's candidates are stale once the user types on.
+    if (state.hint === state.completionHint) state.hint = undefined;
+    state.completionHint = undefined;
   }
   const key: KeyContext = { ev, exitWasArmed: wasArmed };
   if (ev.type === "paste") {

@@ -77,6 +77,7 @@ export function completeMention(state: ClientState): Effect[] {
   if (found.length === 0) {
     state.hint = `No file of the workspace starts with ${at.prefix === "" ? "that" : at.prefix}` +
       (state.files.truncated ? " (the index holds only the first files)" : "");
+    state.completionHint = state.hint;
     return [];
   }
   const completed = found.length === 1 ? found[0]! : commonPrefix(found);
@@ -84,6 +85,7 @@ export function completeMention(state: ClientState): Effect[] {
   const text = b.text.slice(0, at.start) + "@" + completed + end + b.text.slice(b.cursor);
   state.composer = { text, cursor: at.start + 1 + completed.length + end.length };
   state.hint = found.length === 1 ? undefined : truncateList(found);
+  state.completionHint = state.hint;
   return [];
 }
 

@@ -269,6 +269,8 @@ export interface ClientState {
   picker: SessionPicker | undefined;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
+  /** The hint a Tab completion set (its candidates); the next key that is not Tab clears it. */
+  completionHint: string | undefined;
   /** The provider's models as `/model` last listed them (at most `MAX_MODELS`), if it did. */
   providerModels: readonly string[] | undefined;
   /** This session's "always allow" rules, newest last; forgotten with the session. */
@@ -391,6 +393,7 @@ export function createState(options: CreateStateOptions): ClientState {
     search: undefined,
     customCommands: options.customCommands ?? [],
     providerModels: undefined,
+    completionHint: undefined,
     allowRules: [],
     files: undefined,
     completionPending: false,

@@ -57,6 +57,9 @@ export function showReasoning(state: ClientState): void {
     return;
   }
   finishItem(state, { kind: "reasoning", text: current.text.trim(), full: true });
+  if (current !== r.last) {
+    notice(state, "info", "That is the reasoning so far; it goes on, and Ctrl+O later shows more");
+  }
   if (current.cut) {
     notice(
       state,

@@ -26,7 +26,19 @@ export function submit(state: ClientState): Effect[] {
     notice(state, "error", `/${named![1]} takes no arguments; the text is kept in the composer`);
     return effects;
   }
-  const custom = findCustomCommand(state, text.trim().split(/\s/)[0]!);
+  const first = text.trim().split(/\s/)[0]!;
+  const custom = findCustomCommand(state, first);
+  if (!custom && !withWords && first !== text.trim() && /^\/[a-z][\w-]*$/i.test(first)) {
+    // "/reveiw src/a.ts" is a misspelt command, not a question for the model; a path such as
+    // "/etc/hosts" or "/README.md" has a second "/" or a "." and goes on as a prompt.
+    notice(
+      state,
+      "error",
+      `Unknown command ${first}; type /help for the list. The text is kept in the composer ` +
+        `(to send it as a prompt, put a word before ${first})`,
+    );
+    return effects;
+  }
   if (!custom && (withWords || /^\/[a-z]+\s*$/i.test(text.trim()))) {
     state.composer = ed.EMPTY_BUFFER;
     state.history.add(text);

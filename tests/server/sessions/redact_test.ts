@@ -28,13 +28,21 @@ Deno.test("empty secrets are ignored", () => {
 });
 
 Deno.test("config secrets are the key's value and the provider header values taken from the environment", () => {
-  const env = (n: string) => ({ MY_KEY: "sk-1", TOKEN: "tok-2" } as Record<string, string>)[n];
+  const env = (n: string) =>
+    ({ MY_KEY: "sk-key-0001", TOKEN: "tok-00002" } as Record<string, string>)[n];
   const got = configSecrets({
     api_key_env: "MY_KEY",
     provider_headers: { "api-key": "${TOKEN}", "x-auth": "Bearer ${TOKEN}" },
   }, env);
-  for (const s of ["sk-1", "tok-2", "Bearer tok-2"]) assert.ok(got.includes(s), s);
+  for (const s of ["sk-key-0001", "tok-00002", "Bearer tok-00002"]) assert.ok(got.includes(s), s);
   assert.deepEqual(configSecrets({ api_key_env: "UNSET" }, env), []);
+});
+
+Deno.test("a dummy key shorter than 8 characters is not a secret to redact on disk", () => {
+  for (const key of ["x", "k", "none", "test", "EMPTY", "ollama", "1234567"]) {
+    assert.deepEqual(configSecrets({ api_key_env: "K" }, () => key), [], key);
+  }
+  assert.deepEqual(configSecrets({ api_key_env: "K" }, () => "12345678"), ["12345678"]);
 });
 
 Deno.test("a literal provider_headers value is configuration, not a secret", () => {

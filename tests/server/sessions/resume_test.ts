@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { MockOpenAI, text } from "../../support/mock_openai.ts";
+import { ANTHROPIC } from "../provider/api_dialects.ts";
 import { replay } from "../../../server/sessions/records.ts";
 import type { ServerProcess } from "../../support/server_process.ts";
 import {
@@ -385,8 +386,61 @@ Deno.test("a session resumes when a dummy key and a literal provider header spel
         const { done } = await b.runTurn(id, "again");
         assertEquals(done.type, "turn.completed");
         const sent = mock.requests[1]!.body.messages.filter((m) => m.role === "user");
-        // The literal header value is not a secret; the dummy key is redacted in the prompt.
-        assertEquals(sent[0]!.content, "ask [redacted] about scv");
+        // Neither the literal header value nor a dummy key is a secret: the prompt comes back as
+        // it was written.
+        assertEquals(sent[0]!.content, "ask ollama about scv");
+        assertEquals(await b.stop(), 0);
+      } catch (e) {
+        await b.kill();
+        throw e;
+      }
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("an Anthropic session recorded with a one-letter dummy key resumes with its signed thinking intact", async () => {
+  // Before: the key "k" was replaced inside every string, `"type":"thinking"` included, and
+  // the resumed tool turn was refused (a final assistant message must start with thinking).
+  const refused: string[] = [];
+  const mock = await MockOpenAI.start((req) => {
+    const refusal = ANTHROPIC.refuses(req.body);
+    if (refusal) {
+      refused.push(refusal.body);
+      return { kind: "status", status: refusal.status, body: refusal.body };
+    }
+    const messages = req.body.messages as Array<{ role: string; content: unknown }>;
+    const last = messages.at(-1)!;
+    const answersTool = Array.isArray(last.content) &&
+      (last.content as Array<{ type?: string }>).some((b) => b.type === "tool_result");
+    return answersTool
+      ? ANTHROPIC.text("done", "checked the listing")
+      : ANTHROPIC.tools([{ name: "glob", arguments: { pattern: "*" } }], "thinking about it");
+  });
+  try {
+    await withStateDir(async (state) => {
+      const cwd = await workspace(state);
+      const options = {
+        config: { provider: "anthropic" as const, approval_policy: "never" as const },
+        env: { ANTHROPIC_API_KEY: "k" },
+      };
+      const a = await startServer(state, mock.baseUrl, options);
+      let id: string;
+      try {
+        id = (await startSession(a, cwd)).session_id;
+        assertEquals((await a.runTurn(id, "list the files")).done.type, "turn.completed");
+        assertEquals(await a.stop(), 0);
+      } catch (e) {
+        await a.kill();
+        throw e;
+      }
+      const b = await startServer(state, mock.baseUrl, options);
+      try {
+        assertEquals((await startSession(b, cwd, id)).type, "session.started");
+        const { done } = await b.runTurn(id, "list them again");
+        assertEquals(done.type, "turn.completed", JSON.stringify(done));
+        assertEquals(refused, []);
         assertEquals(await b.stop(), 0);
       } catch (e) {
         await b.kill();

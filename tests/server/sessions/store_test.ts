@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { ChatMessage } from "../../../server/provider/types.ts";
 import { type RecordedSessionView, Recorder } from "../../../server/sessions/recorder.ts";
 import { replay } from "../../../server/sessions/records.ts";
+import { MAX_SESSION_FILE_BYTES } from "../../../server/sessions/session_file.ts";
 import { INDEX_FILE } from "../../../server/sessions/session_index.ts";
 import {
   INDEX_COMPACT_EVERY,
@@ -378,3 +379,24 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("a file named like a session but larger than a session file is skipped unread, and said", async () => {
+  await withDir(async (dir) => {
+    const lines: string[] = [];
+    const s = store(dir, { log: (l) => lines.push(l) });
+    await s.ready;
+    const id = crypto.randomUUID();
+    // Sparse: one byte past the bound without writing 256 MiB.
+    const path = `${dir}/${id}.jsonl`;
+    await Deno.writeTextFile(path, "");
+    await Deno.truncate(path, MAX_SESSION_FILE_BYTES + 1);
+    const list = await s.list({ limit: 10 });
+    assert.equal(list.matched, 0);
+    assert.ok(
+      lines.some((l) =>
+        l.includes(id) && l.includes(`${MAX_SESSION_FILE_BYTES + 1} bytes, more than the`)
+      ),
+      lines.join("\n"),
+    );
+  });
+});

@@ -57,3 +57,36 @@ Deno.test("an answer without a data list is a clear error", async () => {
     assert("error" in list && list.error.includes('no "data" list'), JSON.stringify(list));
   });
 });
+
+Deno.test("the model list is asked with the configured provider_headers, their variables expanded", async () => {
+  let got: string | null = null;
+  await withServer((req) => {
+    got = req.headers.get("api-key");
+    return Response.json({ data: [{ id: "a" }] });
+  }, async (base) => {
+    const list = await fetchModels(
+      { ...DEFAULT_CONFIG, base_url: base, provider_headers: { "api-key": "${AZ_KEY}" } },
+      env({ AZ_KEY: "az-secret" }),
+    );
+    assertEquals(list, { models: ["a"] });
+  });
+  assertEquals(got, "az-secret");
+});
+
+Deno.test("a provider_headers variable that is not set is a message naming it, nothing is sent", async () => {
+  let asked = false;
+  await withServer(() => {
+    asked = true;
+    return Response.json({ data: [] });
+  }, async (base) => {
+    const list = await fetchModels(
+      { ...DEFAULT_CONFIG, base_url: base, provider_headers: { "api-key": "${AZ_KEY}" } },
+      env({}),
+    );
+    assert(
+      "error" in list && list.error.includes("environment variable AZ_KEY is not set"),
+      JSON.stringify(list),
+    );
+  });
+  assertEquals(asked, false);
+});

@@ -1,7 +1,7 @@
-import { assert } from "../../support/assert.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
 import type { ServerEvent } from "../../../protocol/schema.ts";
-import { applyEvent, createState } from "../../../tui/state/mod.ts";
-import { enter, notices, sessionStarted } from "../fixtures.ts";
+import { applyEvent, applyKey, createState } from "../../../tui/state/mod.ts";
+import { enter, key, notices, readyState, sessionStarted, typeText } from "../fixtures.ts";
 
 type Started = Extract<ServerEvent, { type: "session.started" }>;
 
@@ -34,4 +34,43 @@ Deno.test("/status gives the transcript's sizes and limits in readable units, si
   const text = statusOf({ max_transcript_bytes: 8 * 1024 * 1024 });
   assert(/Transcript: 0 items, 0 bytes in memory \(limits 10000 items, 8 MiB\)/.test(text), text);
   assert(text.includes("Prompt history: 1 entry"), text);
+});
+
+Deno.test("Tab after a unique command prefix completes the command and a space", () => {
+  const s = readyState();
+  typeText(s, "/sta");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "/status ");
+});
+
+Deno.test("Tab after a shared command prefix completes what they share and lists them", () => {
+  const s = readyState();
+  typeText(s, "/c");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "/c");
+  assertEquals(s.hint, "/clear  /compact");
+});
+
+Deno.test("Tab completes a custom command's name too", () => {
+  const s = readyState();
+  s.customCommands = [{ name: "review", description: "r", body: "Review $ARGUMENTS", source: "x" }];
+  typeText(s, "/rev");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "/review ");
+});
+
+Deno.test("Tab after a /word no command starts with says so and leaves the text", () => {
+  const s = readyState();
+  typeText(s, "/zz");
+  applyKey(s, key("tab"));
+  assertEquals(s.composer.text, "/zz");
+  assert(s.hint?.startsWith("No command starts with /zz"), s.hint);
+});
+
+Deno.test("the listed commands of a Tab go at the next key typed", () => {
+  const s = readyState();
+  typeText(s, "/c");
+  applyKey(s, key("tab"));
+  typeText(s, "lear");
+  assertEquals(s.hint, undefined);
 });

@@ -64,3 +64,19 @@ Deno.test("a custom command whose prompt is over the limit is not sent and stays
   assertEquals(s.composer.text, "/review");
   assertEquals(s.turn, undefined);
 });
+
+Deno.test("a misspelt command followed by words is an error kept in the composer, not a prompt", () => {
+  const s = withCommands([review]);
+  assertEquals(enter(s, "/reveiw src/main.ts"), []);
+  assert(notices(s).some((t) => t.startsWith("Unknown command /reveiw")));
+  assertEquals(s.composer.text, "/reveiw src/main.ts");
+  assertEquals(s.turn, undefined);
+});
+
+Deno.test("a prompt starting with a path of several segments or a file name is still a prompt", () => {
+  for (const prompt of ["/etc/hosts looks wrong", "/README.md is stale"]) {
+    const s = withCommands([review]);
+    const [msg] = enter(s, prompt);
+    assert(msg?.type === "turn.start" && msg.prompt === prompt, JSON.stringify(msg));
+  }
+});

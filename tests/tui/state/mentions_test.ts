@@ -156,3 +156,15 @@ Deno.test("splitAttachments accepts an unclosed last block only in a shortened r
   assertEquals(splitAttachments(prompt, true), { typed: "see @x.ts", paths: ["x.ts"] });
   assertEquals(splitAttachments(prompt, false), { typed: prompt, paths: [] });
 });
+
+Deno.test("the listed candidates of a Tab go at the next key that is not Tab", () => {
+  const s = readyState();
+  applyWorkspaceIndex(s, INDEX);
+  typeText(s, "see @src/ap");
+  applyKey(s, key("tab"));
+  assertEquals(s.hint, "@src/app.ts  @src/apply.ts");
+  applyKey(s, key("tab"));
+  assertEquals(s.hint, "@src/app.ts  @src/apply.ts", "a second Tab keeps the list");
+  typeText(s, "p");
+  assertEquals(s.hint, undefined);
+});

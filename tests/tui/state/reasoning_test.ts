@@ -87,3 +87,18 @@ Deno.test("a turn.notice is shown as a warning", () => {
   applyAll(s, [{ ...env, type: "turn.notice", message: "The model cannot use tools" }]);
   assert(notices(s).includes("The model cannot use tools"));
 });
+
+Deno.test("Ctrl+O while the reasoning streams writes it so far and says that it goes on", () => {
+  const { s } = thinking();
+  applyKey(s, key("o", { ctrl: true }));
+  const items = drainOutbox(s);
+  assertEquals(items[0], {
+    kind: "reasoning",
+    text: "First I read the lexer.\nThen the pars",
+    full: true,
+  });
+  assert(
+    items[1]?.kind === "notice" && items[1].text.startsWith("That is the reasoning so far"),
+    JSON.stringify(items),
+  );
+});
