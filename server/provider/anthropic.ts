@@ -15,6 +15,7 @@ import { Redactor, urlSecrets } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import type { ProviderOptions } from "./options.ts";
 import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
+import { mergeHeaders } from "./request_headers.ts";
 
 /** The API version scv speaks (https://docs.anthropic.com/en/api/versioning). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -43,13 +44,13 @@ export class AnthropicProvider implements Provider {
       ...(options.secrets ?? []),
       ...urlSecrets(options.baseUrl),
     ]);
-    const headers: Record<string, string> = {
-      "anthropic-version": ANTHROPIC_VERSION,
-      ...options.headers,
-      "content-type": "application/json",
-      "accept": "text/event-stream",
-    };
-    if (options.apiKey) headers["x-api-key"] = options.apiKey;
+    // The user may choose another anthropic-version; the wire's own headers and the key win.
+    const headers = mergeHeaders(
+      { "anthropic-version": ANTHROPIC_VERSION },
+      options.headers ?? {},
+      { "content-type": "application/json", "accept": "text/event-stream" },
+      options.apiKey ? { "x-api-key": options.apiKey } : {},
+    );
     this.#http = new ProviderHttp({
       url: endpointUrl(options.baseUrl, "/messages"),
       headers,

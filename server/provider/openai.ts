@@ -23,6 +23,7 @@ import {
   type ProviderEvent,
   type ProviderRequest,
 } from "./types.ts";
+import { mergeHeaders } from "./request_headers.ts";
 
 /**
  * Settings of an {@link OpenAIProvider}: the common {@link ProviderOptions}, plus the retry
@@ -65,12 +66,12 @@ export class OpenAIProvider implements Provider {
       ...(options.secrets ?? []),
       ...urlSecrets(options.baseUrl),
     ]);
-    const headers: Record<string, string> = {
-      ...options.headers,
-      "content-type": "application/json",
-      "accept": "text/event-stream",
-    };
-    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    // The wire's own headers and the key win over provider_headers, whatever their case.
+    const headers = mergeHeaders(
+      options.headers ?? {},
+      { "content-type": "application/json", "accept": "text/event-stream" },
+      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    );
     this.#http = new ProviderHttp({
       url: endpointUrl(options.baseUrl, "/chat/completions"),
       headers,

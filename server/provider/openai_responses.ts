@@ -20,6 +20,7 @@ const MAX_REMEMBERED_MODELS = 64;
 import { ResponsesAccumulator } from "./responses_accumulator.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
+import { mergeHeaders } from "./request_headers.ts";
 
 /**
  * Streams Responses API answers.
@@ -47,12 +48,12 @@ export class OpenAIResponsesProvider implements Provider {
       ...(options.secrets ?? []),
       ...urlSecrets(options.baseUrl),
     ]);
-    const headers: Record<string, string> = {
-      ...options.headers,
-      "content-type": "application/json",
-      "accept": "text/event-stream",
-    };
-    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    // The wire's own headers and the key win over provider_headers, whatever their case.
+    const headers = mergeHeaders(
+      options.headers ?? {},
+      { "content-type": "application/json", "accept": "text/event-stream" },
+      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    );
     this.#http = new ProviderHttp({
       url: endpointUrl(options.baseUrl, "/responses"),
       headers,

@@ -42,15 +42,20 @@ export class OutsideWorkspaceError extends Error {
  * that keeps it from moving into a directory, then the directories from the workspace down.
  * The data comes on stdin. Exit codes: 3 outside (stdout: where), 4 no workspace, 5 a parent
  * not a directory, 6 the file is a directory, 7 a directory scv may not create (stdout: its
- * index), 8 anything else (stdout: the tool's message).
+ * index), 8 anything else (stderr: the failing tool's message). Only the kernel check and the
+ * tools that must touch the disk (mkdir, cat, chmod, mv) are separate processes: each costs a
+ * fork and an exec.
  */
 const SCRIPT = String.raw`set -o noclobber
-umask "$(printf '%o' $(( $(umask) | 022 )))"
+# New files get 0644 less the user's umask, as Deno's writeFile with mode 0o644 would.
+umask go-w
 root=$1 base=$2 tmp=$3 mode=$4 mkfrom=$5 mvflag=$6
 shift 6
-pwdbin=$(type -P pwd) || { printf 'no pwd executable on PATH'; exit 8; }
+# coreutils' pwd asks the kernel (getcwd); bash's builtin re-walks the path string instead.
+enable -n pwd
 check() {
-  here=$("$pwdbin" -P && echo .) || { printf 'cannot tell the current directory'; exit 8; }
+  # ".": $(...) drops trailing newlines, and "/ws<newline>" must not pass for "/ws".
+  here=$(pwd -P && echo .) || { echo 'cannot tell the current directory' >&2; exit 8; }
   here=\${here%?.}
   case $here in "$root" | "$root"/*) ;; *) printf '%s' "$here"; exit 3 ;; esac
 }
@@ -60,14 +65,13 @@ for name do
   # "./" so that a directory named "-" is not $OLDPWD.
   if ! cd -P -- "./$name" 2>/dev/null; then
     if [ -e "$name" ] || [ -L "$name" ]; then
-      [ -d "$name" ] && { printf 'permission denied by the operating system'; exit 8; }
+      [ -d "$name" ] && { echo 'permission denied by the operating system' >&2; exit 8; }
       exit 5
     fi
     [ "$i" -ge "$mkfrom" ] || { printf '%s' "$i"; exit 7; }
     check
-    if ! err=$(mkdir -- "$name" 2>&1) && ! [ -e "$name" ] && ! [ -L "$name" ]; then
-      printf '%s' "\${err#*: }"; exit 8
-    fi
+    # Made meanwhile by someone else, or a dangling symlink: the cd below decides.
+    mkdir -- "$name" 2>/dev/null || [ -e "$name" ] || [ -L "$name" ] || mkdir -- "$name" || exit 8
     cd -P -- "./$name" 2>/dev/null || exit 5
   fi
   i=$((i + 1))
@@ -75,11 +79,10 @@ done
 check
 if [ -d "$base" ] && ! [ -L "$base" ]; then exit 6; fi
 trap 'rm -f -- "$tmp"' EXIT
-err=$( { cat > "$tmp"; } 2>&1 ) || { printf '%s' "\${err#*: }"; exit 8; }
-if [ -n "$mode" ]; then
-  err=$(chmod -- "$mode" "$tmp" 2>&1) || { printf '%s' "\${err#*: }"; exit 8; }
-fi
-err=$(mv -f "$mvflag" -- "$tmp" "$base" 2>&1) || { printf '%s' "\${err#*: }"; exit 8; }
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
+cat > "$tmp" || exit 8
+if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || exit 8; fi
+mv -f "$mvflag" -- "$tmp" "$base" || exit 8
 trap - EXIT
 `.replaceAll("\\${", "${"); // A template literal cannot hold a bare "${".
 
@@ -133,8 +136,10 @@ function noWrite(p: string): Deno.errors.NotCapable {
  * workspace or a parent no longer resolves inside `root`, `Deno.errors.NotCapable` when scv
  * may not write there (or may run no helper), and the file system's errors otherwise; on
  * failure no temporary file is left behind. The helper is awaited to its end, so nothing of
- * the write happens after this settles; `signal` stops it early (before the rename, nothing
- * is written).
+ * the write happens after this settles. An aborted `signal` stops the write before the helper
+ * starts; once started it is not killed midway (that could leave its temporary file behind,
+ * and under bwrap `--die-with-parent` would SIGKILL it): its work is bounded by the path's
+ * depth (`MAX_PATH_DEPTH`) and the data's size, and ends in milliseconds.
  *
  * @example
  * ```ts
@@ -178,6 +183,7 @@ export async function atomicWrite(
       throw err;
     }
   }
+  if (signal?.aborted) throw signal.reason;
   const tmp = `.scv-${crypto.randomUUID()}.tmp`;
   const mvflag = Deno.build.os === "linux" ? "-T" : "-h";
   const { command, args } = helperCommand(root, [
@@ -197,7 +203,6 @@ export async function atomicWrite(
     stderr: "piped",
     env: { PATH: helperPath(), LC_ALL: "C" },
     clearEnv: true,
-    ...(signal ? { signal } : {}),
   }).spawn();
   const fed = feed(child.stdin, data);
   const [out] = await Promise.all([child.output(), fed]);
@@ -218,8 +223,7 @@ export async function atomicWrite(
     case 7:
       throw noWrite(dirPath(root, dirs, Number(said)));
   }
-  if (signal?.aborted) throw signal.reason;
-  const why = said || text(out.stderr) || `the write helper ended with status ${out.code}`;
+  const why = text(out.stderr) || said || `the write helper ended with status ${out.code}`;
   if (/permission denied/i.test(why)) {
     throw new Deno.errors.PermissionDenied(`Cannot write "${absolute}": ${why}`);
   }
