@@ -17,16 +17,19 @@ function find(entries: readonly string[], query: string, before: number): number
   return undefined;
 }
 
-function show(state: ClientState): void {
+function show(state: ClientState, exhausted = false): void {
   const s = state.search!;
   const entries = state.history.entries;
   if (s.match !== undefined) state.composer = ed.fromText(entries[s.match]!);
   const found = s.query === "" || s.match !== undefined;
-  state.hint = `${found ? "search" : "no match"}: ${s.query}_ · ` +
-    "Ctrl+R older · Enter keep · Esc cancel";
+  const label = !found ? "no match" : exhausted ? "no older match" : "search";
+  state.hint = `${label}: ${s.query}_ · Ctrl+R older · Enter keep · Esc cancel`;
 }
 
-/** Starts a search, or (while one runs) finds the next older match. */
+/**
+ * Starts a search, or (while one runs) finds the next older match: one that reads differently
+ * from the match shown (a prompt sent twice is found once), staying at the oldest.
+ */
 export function searchOlder(state: ClientState): void {
   const s = state.search;
   if (!s) {
@@ -34,14 +37,13 @@ export function searchOlder(state: ClientState): void {
     show(state);
     return;
   }
-  if (s.query === "") {
-    // As in readline, Ctrl+R Ctrl+R with nothing typed walks back through every entry.
-    s.match = find(state.history.entries, "", s.match ?? state.history.entries.length);
-  } else {
-    const older = find(state.history.entries, s.query, s.match ?? state.history.entries.length);
-    if (older !== undefined) s.match = older;
-  }
-  show(state);
+  // As in readline, Ctrl+R Ctrl+R with nothing typed walks back through every entry.
+  const entries = state.history.entries;
+  const shown = s.match === undefined ? undefined : entries[s.match];
+  let older = find(entries, s.query, s.match ?? entries.length);
+  while (older !== undefined && entries[older] === shown) older = find(entries, s.query, older);
+  if (older !== undefined) s.match = older;
+  show(state, older === undefined);
 }
 
 /** Types into the query (or removes its last character): the match is searched afresh. */

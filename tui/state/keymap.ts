@@ -329,11 +329,13 @@ function applyText(
   ev: Extract<KeyEvent, { type: "text" }>,
   key: KeyContext,
 ): Effect[] {
-  if (state.picker && !ev.alt) {
+  // An Alt+character with no binding is typed as the character (see below).
+  const typed = !ev.alt || KEYMAP[`alt+${ev.text}`] === undefined;
+  if (state.picker && typed) {
     editPickerFilter(state, ev.text);
     return [];
   }
-  if (state.search && !ev.alt) {
+  if (state.search && typed) {
     editSearch(state, ev.text);
     return [];
   }
@@ -345,7 +347,9 @@ function applyText(
   }
   if (ev.alt) {
     const name = KEYMAP[`alt+${ev.text}`];
-    return name === undefined ? [] : (ACTIONS[name] as Action)(state, key) ?? [];
+    if (name !== undefined) return (ACTIONS[name] as Action)(state, key) ?? [];
+    // Unbound: typed as the character. Esc pressed just before a key arrives as ESC and the
+    // key in one read, which reads as Alt+key; dropping it would lose what was typed.
   }
   state.composer = ed.insert(state.composer, ev.text);
   return [];

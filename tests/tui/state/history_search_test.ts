@@ -74,3 +74,35 @@ Deno.test("a paste during a search goes into the query, not the composer", () =>
   assertEquals(s.search?.query, "the lex");
   assertEquals(s.composer.text, "fix the lexer");
 });
+
+Deno.test("Ctrl+R past the oldest match says there is no older one", () => {
+  const s = withHistory(["run the tests", "run the linter"]);
+  applyKey(s, ctrlR);
+  typeText(s, "run");
+  applyKey(s, ctrlR);
+  assert(s.hint?.startsWith("search: run_"), s.hint);
+  applyKey(s, ctrlR);
+  assertEquals(s.composer.text, "run the tests");
+  assert(s.hint?.startsWith("no older match: run_"), s.hint);
+});
+
+Deno.test("Ctrl+R skips older entries that read the same as the match shown", () => {
+  const s = withHistory(["run the tests", "run the linter", "run the linter"]);
+  applyKey(s, ctrlR);
+  typeText(s, "run");
+  assertEquals(s.composer.text, "run the linter");
+  applyKey(s, ctrlR);
+  assertEquals(s.composer.text, "run the tests");
+});
+
+Deno.test("Ctrl+R with nothing typed walks back to the oldest entry and stays there", () => {
+  const s = withHistory(["one", "two"]);
+  applyKey(s, ctrlR);
+  applyKey(s, ctrlR);
+  assertEquals(s.composer.text, "two");
+  applyKey(s, ctrlR);
+  assertEquals(s.composer.text, "one");
+  applyKey(s, ctrlR);
+  assertEquals(s.composer.text, "one");
+  assert(s.hint?.startsWith("no older match"), s.hint);
+});
