@@ -37,7 +37,10 @@ export interface View {
 const TOOL_PREVIEW_LINES = 8;
 const DIFF_PREVIEW_LINES = 40;
 const MAX_COMPOSER_ROWS = 10;
+/** Summary rows of an approval that come before the composer; more follow where there is room. */
 const MAX_SUMMARY_ROWS = 3;
+/** The most summary rows an approval shows. */
+const MAX_SUMMARY_ROWS_IN_ROOM = 24;
 
 /**
  * Lines for one finished item, as written to scrollback, followed by one blank line.
@@ -449,7 +452,10 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
     head[head.length - 1] += "  " + risk;
   } else head.push(truncate(risk, cw));
 
-  const summary = wrapPlain(sanitize(a.summary).replace(/\n/g, " "), cw).map((r) => r.text);
+  // Line by line: a script or a heredoc flattened onto one line would read as another command.
+  const summary = sanitize(a.summary).split("\n").flatMap((l) =>
+    wrapPlain(l, cw).map((r) => r.text)
+  );
 
   const choice = (label: string, on: boolean) =>
     truncate(on ? s.inverse(` ${label} `) : ` ${label} `, cw);
@@ -666,6 +672,10 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
   const ruleAbove = take(1);
   const queuedRows = take(queued.length);
   const toolRows = take(tools.length);
+  // The rest of a long summary (a script to approve) before more composer rows and the stream.
+  const summaryMore = box && summary === Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1
+    ? take(Math.min(MAX_SUMMARY_ROWS_IN_ROOM, box.summary.length) - 1 - summary)
+    : 0;
   composerRowsShown += composerRowsShown > 0
     ? take(Math.min(MAX_COMPOSER_ROWS, composer.rows.length) - 1)
     : 0;
@@ -677,7 +687,7 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
     status,
     picker,
     hint: hintRows,
-    summary,
+    summary: summary + summaryMore,
     where,
     composer: composerRowsShown,
     ruleBelow,

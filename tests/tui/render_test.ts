@@ -582,3 +582,25 @@ Deno.test("the call in the approval box is not listed again above it; other prop
   assertEquals(lines.filter((l) => l.includes("ls -la")).length, 1, lines.join("\n"));
   assert(lines.some((l) => l.startsWith("⋯ bash pwd")), lines.join("\n"));
 });
+
+Deno.test("an approval shows a multi-line command line by line, as many rows as the screen has", () => {
+  const { s, t } = startTurn("script");
+  const command = ["cat > x.sh <<'EOF'", ...Array.from({ length: 8 }, (_, i) => `echo ${i}`), "EOF"]
+    .join("\n");
+  applyAll(s, [
+    t.proposed("c1", "bash", { command }),
+    t.approval("c1", "bash", `Run shell command: ${command}`),
+  ]);
+  const lines = renderLive(s, { ...view, height: 30 }, createRenderCache());
+  const box = lines.filter((l) => l.startsWith("│ "));
+  assertEquals(box.slice(0, 11), [
+    "│ Run shell command: cat > x.sh <<'EOF'",
+    ...Array.from({ length: 8 }, (_, i) => `│ echo ${i}`),
+    "│ EOF",
+    "│ in /work/project",
+  ]);
+  const short = renderLive(s, { ...view, height: 12 }, createRenderCache());
+  assert(short.length <= 11, short.join("\n"));
+  assert(short.some((l) => l.includes("[y] approve")), short.join("\n"));
+  assert(short.some((l) => l.startsWith("› ")), "the composer keeps its row:\n" + short.join("\n"));
+});
