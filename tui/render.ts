@@ -106,9 +106,9 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
 function wrapHanging(line: string, width: number): string[] {
   const rows = wrapPlain(line, width);
   if (rows.length < 2) return rows.map((r) => r.text);
-  // A two-column row ("/help   this list") that does not fit: its description goes under
-  // its name, indented, instead of the column gap wrapping into the rows.
-  const table = /^( *(?:[^\s:][^:]{0,15}: +)?)(\S(?:\S| (?! ))*) {2,}(\S.*)$/.exec(line);
+  // A command row ("/help   this list") that does not fit: its description goes under its
+  // name, indented, instead of the column gap wrapping into the rows.
+  const table = /^( *(?:[^\s:][^:]{0,15}: +)?)(\/\S+(?: \[[^\]]*\])?) {2,}(\S.*)$/.exec(line);
   if (table) {
     const [, lead, name, desc] = table as unknown as [string, string, string, string];
     const indent = displayWidth(lead) + 4;

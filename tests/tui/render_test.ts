@@ -625,3 +625,9 @@ Deno.test("a two-column notice row that fits keeps its columns", () => {
   const lines = renderItem({ kind: "notice", level: "info", text }, view);
   assertEquals(lines, ["· Commands: /help                   this list", ""]);
 });
+
+Deno.test("a narrow notice with a double space that is not a command row wraps as text", () => {
+  const text = "look at @src/main.ts  and @big.txt please, both of them";
+  const lines = renderItem({ kind: "notice", level: "info", text }, { ...view, width: 30 });
+  assertEquals(lines[0], "· look at @src/main.ts  and");
+});
