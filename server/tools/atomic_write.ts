@@ -118,8 +118,9 @@ function helperCommand(root: string, args: string[]): { command: string; args: s
     };
   }
   throw new Deno.errors.NotCapable(
-    "Requires --allow-run=bash (or --allow-run=bwrap): files are written by a small helper " +
-      "so that no concurrent change can redirect the write",
+    // Deno finds the command on PATH to check the permission: a missing bash is refused here.
+    "Requires --allow-run=bash (or --allow-run=bwrap), and that executable on PATH: files are " +
+      "written by a small helper so that no concurrent change can redirect the write",
   );
 }
 
@@ -195,15 +196,24 @@ export async function atomicWrite(
     mvflag,
     ...dirs,
   ]);
-  const child = new Deno.Command(command, {
-    args,
-    cwd: "/",
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { PATH: helperPath(), LC_ALL: "C" },
-    clearEnv: true,
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(command, {
+      args,
+      cwd: "/",
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { PATH: helperPath(), LC_ALL: "C" },
+      clearEnv: true,
+    }).spawn();
+  } catch (err) {
+    // Not "no such file": the model would take it for its own path.
+    if (err instanceof Deno.errors.NotFound) {
+      throw new Error(`no "${command}" executable was found on PATH to run the write helper`);
+    }
+    throw err;
+  }
   const fed = feed(child.stdin, data);
   const [out] = await Promise.all([child.output(), fed]);
   const text = (bytes: Uint8Array) =>

@@ -12,8 +12,13 @@ const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
 /** What a write in the child did: `ok`, or the error's name and message. */
 type Outcome = { ok: true } | { ok: false; name: string; message: string };
 
-/** Runs `atomicWrite(root, absolute, "payload")` in a Deno child with `flags`. */
-async function writeWith(flags: string[], root: string, absolute: string): Promise<Outcome> {
+/** Runs `atomicWrite(root, absolute, "payload")` in a Deno child with `flags` (and `env`). */
+async function writeWith(
+  flags: string[],
+  root: string,
+  absolute: string,
+  env?: Record<string, string>,
+): Promise<Outcome> {
   const code = `import { atomicWrite } from ${JSON.stringify(MODULE)};
     const [root, absolute] = Deno.args;
     try {
@@ -41,6 +46,7 @@ async function writeWith(flags: string[], root: string, absolute: string): Promi
       ],
       stdout: "piped",
       stderr: "piped",
+      ...(env ? { env } : {}),
     }).output();
     const text = new TextDecoder().decode(out.stdout).trim();
     assert.ok(text, new TextDecoder().decode(out.stderr));
@@ -219,5 +225,26 @@ Deno.test("atomicWrite with an aborted signal writes nothing", async () => {
       /stopped/,
     );
     assert.deepEqual(await entries(ws), []);
+  });
+});
+
+Deno.test("atomicWrite with no bash on PATH says so rather than naming a missing file", async () => {
+  await withDirs(async (ws) => {
+    const empty = await Deno.makeTempDir({ prefix: "scv_no_bash_" });
+    try {
+      const r = await writeWith(
+        [`--allow-write=${ws}`, "--allow-run=bash", "--allow-env"],
+        ws,
+        `${ws}/x.txt`,
+        { PATH: empty },
+      );
+      assert.ok(
+        !r.ok && r.name === "NotCapable" && /that executable on PATH/.test(r.message),
+        JSON.stringify(r),
+      );
+      assert.deepEqual(await entries(ws), []);
+    } finally {
+      await Deno.remove(empty);
+    }
   });
 });
