@@ -106,6 +106,19 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
 function wrapHanging(line: string, width: number): string[] {
   const rows = wrapPlain(line, width);
   if (rows.length < 2) return rows.map((r) => r.text);
+  // A command row ("/help   this list") that does not fit: its description goes under its
+  // name, indented, instead of the column gap wrapping into the rows.
+  const table = /^( *(?:[^\s:][^:]{0,15}: +)?)(\/\S+(?: \[[^\]]*\])?) {2,}(\S.*)$/.exec(line);
+  if (table) {
+    const [, lead, name, desc] = table as unknown as [string, string, string, string];
+    const indent = displayWidth(lead) + 4;
+    if (displayWidth(lead + name) <= width && indent <= width / 2) {
+      return [
+        lead + name,
+        ...wrapPlain(desc, width - indent).map((r) => " ".repeat(indent) + r.text),
+      ];
+    }
+  }
   const lead = /^ +(?=\S)/.exec(line) ?? /^[^\s:][^:]{0,15}: +(?=\S)/.exec(line);
   const indent = lead ? displayWidth(lead[0]) : 0;
   if (indent === 0 || indent > width / 2) return rows.map((r) => r.text);

@@ -604,3 +604,30 @@ Deno.test("an approval shows a multi-line command line by line, as many rows as 
   assert(short.some((l) => l.includes("[y] approve")), short.join("\n"));
   assert(short.some((l) => l.startsWith("› ")), "the composer keeps its row:\n" + short.join("\n"));
 });
+
+Deno.test("a two-column notice row too wide for the screen puts its description under its name", () => {
+  const text = "Commands: /help                   this list\n" +
+    "          /resume                 pick a recorded session";
+  const lines = renderItem({ kind: "notice", level: "info", text }, { ...view, width: 30 });
+  assertEquals(lines, [
+    "· Commands: /help",
+    "                this list",
+    "            /resume",
+    "                pick a",
+    "                recorded",
+    "                session",
+    "",
+  ]);
+});
+
+Deno.test("a two-column notice row that fits keeps its columns", () => {
+  const text = "Commands: /help                   this list";
+  const lines = renderItem({ kind: "notice", level: "info", text }, view);
+  assertEquals(lines, ["· Commands: /help                   this list", ""]);
+});
+
+Deno.test("a narrow notice with a double space that is not a command row wraps as text", () => {
+  const text = "look at @src/main.ts  and @big.txt please, both of them";
+  const lines = renderItem({ kind: "notice", level: "info", text }, { ...view, width: 30 });
+  assertEquals(lines[0], "· look at @src/main.ts  and");
+});

@@ -236,7 +236,8 @@ export function findCustomCommand(
 export const HELP_TEXT = [
   ...SLASH_COMMANDS.map((c, i) => {
     const name = c.name + (c.args ? ` ${c.args}` : "");
-    return (i === 0 ? "Commands: " : "          ") + name.padEnd(24) + (c.help ?? "");
+    // Two spaces at least between the columns, so a narrow screen can tell them apart.
+    return (i === 0 ? "Commands: " : "          ") + name.padEnd(23) + "  " + (c.help ?? "");
   }),
   ...KEYS_HELP,
 ].join("\n");
@@ -249,7 +250,7 @@ export function helpText(state: ClientState): string {
   const custom = state.customCommands;
   if (custom.length === 0) return HELP_TEXT;
   const rows = custom.slice(0, MAX_HELP_CUSTOM).map((c, i) =>
-    (i === 0 ? "Custom:   " : "          ") + `/${c.name}`.padEnd(24) + c.description
+    (i === 0 ? "Custom:   " : "          ") + `/${c.name}`.padEnd(23) + "  " + c.description
   );
   if (custom.length > MAX_HELP_CUSTOM) {
     rows.push(`          … ${custom.length - MAX_HELP_CUSTOM} more`);

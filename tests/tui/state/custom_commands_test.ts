@@ -46,8 +46,8 @@ Deno.test("/help lists the custom commands after the built-ins", () => {
   const s = withCommands([review, plainCmd]);
   const text = helpText(s);
   const lines = text.split("\n");
-  assert(lines.includes("Custom:   /review                 Review the staged change"), text);
-  assert(lines.includes("          /tidy-up                Tidy"), text);
+  assert(lines.includes("Custom:   /review                  Review the staged change"), text);
+  assert(lines.includes("          /tidy-up                 Tidy"), text);
 });
 
 Deno.test("an unknown command is still an error, not a prompt", () => {
