@@ -7,7 +7,7 @@
  */
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { type McpServerConfig, validateMcpServers } from "../mcp/config.ts";
-import { CORE_ENV } from "../mcp/env.ts";
+import { isCoreEnvName } from "../core_env.ts";
 
 /** The client's servers as entries, or why they cannot be taken (an invalid-params error). */
 export type ClientMcpServers =
@@ -99,5 +99,5 @@ export function clientMcpServers(
 export function coreOnlyEnv(
   env: (name: string) => string | undefined,
 ): (name: string) => string | undefined {
-  return (name) => CORE_ENV.includes(name) || name.startsWith("LC_") ? env(name) : undefined;
+  return (name) => isCoreEnvName(name) ? env(name) : undefined;
 }

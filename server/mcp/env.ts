@@ -5,19 +5,7 @@
  *
  * @module
  */
-
-/** Names always passed from scv's environment when set. */
-export const CORE_ENV = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "TERM",
-  "TZ",
-  "TMPDIR",
-];
+import { CORE_ENV, isCoreEnvName } from "../core_env.ts";
 
 /**
  * The server's environment: the core set (and `LC_*`) read through `env`, then `configured`
@@ -41,7 +29,7 @@ export function serverEnv(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
-    if (!CORE_ENV.includes(name) && !name.startsWith("LC_")) continue;
+    if (!isCoreEnvName(name)) continue;
     if (secret.includes(name)) continue;
     const v = env(name);
     if (v !== undefined) out[name] = v;

@@ -8,39 +8,7 @@
  *
  * @module
  */
-
-/** The variables every call gets when scv has them. */
-export const CORE_ENV = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "TERM",
-  "TZ",
-  "TMPDIR",
-] as const;
-
-/**
- * The POSIX and glibc locale categories: what `LC_*` can be read as without enumerating the
- * environment (which a scoped `--allow-env` refuses).
- */
-export const LC_NAMES = [
-  "LC_ALL",
-  "LC_CTYPE",
-  "LC_COLLATE",
-  "LC_MESSAGES",
-  "LC_MONETARY",
-  "LC_NUMERIC",
-  "LC_TIME",
-  "LC_ADDRESS",
-  "LC_IDENTIFICATION",
-  "LC_MEASUREMENT",
-  "LC_NAME",
-  "LC_PAPER",
-  "LC_TELEPHONE",
-] as const;
+import { CORE_ENV, isCoreEnvName, LC_NAMES } from "../core_env.ts";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 
@@ -125,7 +93,7 @@ export function callEnv(
     if (exact) return true;
     // A secret-looking name, or the key itself, passes only when named exactly.
     if (SECRET_NAME.test(name) || options.secrets.includes(name)) return false;
-    if ((CORE_ENV as readonly string[]).includes(name) || name.startsWith("LC_")) return true;
+    if (isCoreEnvName(name)) return true;
     return options.passthrough.some((e) => matches(e, name));
   };
   const all = source.all();

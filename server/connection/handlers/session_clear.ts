@@ -6,21 +6,15 @@
  */
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import type { ConnectionContext } from "../context.ts";
+import { idleSessionOf } from "../idle_session.ts";
 
 /** Clears the session and answers `session.cleared`; `turn_active` while a turn runs. */
 export async function sessionClear(
   msg: ClientMessageOf<"session.clear">,
   cx: ConnectionContext,
 ): Promise<void> {
-  const session = await cx.sessionOf(msg);
+  const session = await idleSessionOf(msg, cx, "clear");
   if (!session) return;
-  if (session.turn) {
-    return await cx.error(
-      msg.request_id,
-      "turn_active",
-      `cannot clear while turn "${session.turn.id}" is running`,
-    );
-  }
   session.clear();
   await cx.sendSession<"session.cleared">(
     { type: "session.cleared", request_id: msg.request_id, session_id: session.id },

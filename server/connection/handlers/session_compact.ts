@@ -10,6 +10,7 @@ import type { TokenCounter } from "../../context/tokens.ts";
 import { planCompactNow } from "../../sessions/compact_now.ts";
 import { utf8Length } from "../../utf8.ts";
 import type { ConnectionContext } from "../context.ts";
+import { idleSessionOf } from "../idle_session.ts";
 import { sessionModel } from "../recording.ts";
 
 const counters = new Map<string, Promise<TokenCounter>>();
@@ -33,15 +34,8 @@ export async function sessionCompact(
   msg: ClientMessageOf<"session.compact">,
   cx: ConnectionContext,
 ): Promise<void> {
-  const session = await cx.sessionOf(msg);
+  const session = await idleSessionOf(msg, cx, "compact");
   if (!session) return;
-  if (session.turn) {
-    return await cx.error(
-      msg.request_id,
-      "turn_active",
-      `cannot compact while turn "${session.turn.id}" is running`,
-    );
-  }
   const { instructions } = msg;
   const max = cx.config.max_prompt_bytes;
   if (instructions !== undefined && utf8Length(instructions) > max) {

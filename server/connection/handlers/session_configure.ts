@@ -8,6 +8,7 @@ import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { CONFIG_RULES } from "../../config.ts";
 import { utf8Length } from "../../utf8.ts";
 import type { ConnectionContext } from "../context.ts";
+import { idleSessionOf } from "../idle_session.ts";
 import { sessionModel, sessionPolicy } from "../recording.ts";
 
 /** The longest model name `session.configure` accepts, in UTF-8 bytes. */
@@ -18,15 +19,8 @@ export async function sessionConfigure(
   msg: ClientMessageOf<"session.configure">,
   cx: ConnectionContext,
 ): Promise<void> {
-  const session = await cx.sessionOf(msg);
+  const session = await idleSessionOf(msg, cx, "configure");
   if (!session) return;
-  if (session.turn) {
-    return await cx.error(
-      msg.request_id,
-      "turn_active",
-      `cannot configure while turn "${session.turn.id}" is running`,
-    );
-  }
   if (msg.model !== undefined && utf8Length(msg.model) > MAX_MODEL_NAME_BYTES) {
     return await cx.error(
       msg.request_id,

@@ -8,6 +8,7 @@ import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { planHistory } from "../../sessions/history_items.ts";
 import { utf8Length } from "../../utf8.ts";
 import type { ConnectionContext } from "../context.ts";
+import { idleSessionOf } from "../idle_session.ts";
 
 /** The JSON bytes the `history.item` envelope adds to an item's own object. */
 function envelopeBytes(requestId: string, sessionId: string): number {
@@ -21,15 +22,8 @@ export async function sessionHistory(
   msg: ClientMessageOf<"session.history">,
   cx: ConnectionContext,
 ): Promise<void> {
-  const session = await cx.sessionOf(msg);
+  const session = await idleSessionOf(msg, cx, "replay the history");
   if (!session) return;
-  if (session.turn) {
-    return await cx.error(
-      msg.request_id,
-      "turn_active",
-      `cannot replay the history while turn "${session.turn.id}" is running`,
-    );
-  }
   const c = cx.config;
   const plan = planHistory(session.history, session.recorder?.toolMeta ?? new Map(), {
     maxItems: c.max_transcript_items,

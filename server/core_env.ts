@@ -1,0 +1,56 @@
+/**
+ * The core environment set: the variables of scv's own environment that every `bash` call and
+ * every stdio MCP server gets when scv has them (CONTRACT.md "Environment"). One definition, so
+ * the two cannot drift apart.
+ *
+ * @module
+ */
+
+/** The core names (with every `LC_*`, see {@link isCoreEnvName}). */
+export const CORE_ENV: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "TERM",
+  "TZ",
+  "TMPDIR",
+];
+
+/**
+ * The POSIX and glibc locale categories: what `LC_*` can be read as without enumerating the
+ * environment (which a scoped `--allow-env` refuses).
+ */
+export const LC_NAMES: readonly string[] = [
+  "LC_ALL",
+  "LC_CTYPE",
+  "LC_COLLATE",
+  "LC_MESSAGES",
+  "LC_MONETARY",
+  "LC_NUMERIC",
+  "LC_TIME",
+  "LC_ADDRESS",
+  "LC_IDENTIFICATION",
+  "LC_MEASUREMENT",
+  "LC_NAME",
+  "LC_PAPER",
+  "LC_TELEPHONE",
+];
+
+/**
+ * Whether `name` is in the core set: one of {@link CORE_ENV} or any `LC_*`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isCoreEnvName } from "./core_env.ts";
+ * assert.equal(isCoreEnvName("PATH"), true);
+ * assert.equal(isCoreEnvName("LC_ALL"), true);
+ * assert.equal(isCoreEnvName("OPENAI_API_KEY"), false);
+ * ```
+ */
+export function isCoreEnvName(name: string): boolean {
+  return CORE_ENV.includes(name) || name.startsWith("LC_");
+}
