@@ -20,6 +20,7 @@ import {
   interruptTurn,
   markClosed,
   openPicker,
+  welcome,
 } from "./state/mod.ts";
 import { LiveRegion } from "./terminal.ts";
 import { colorEnabled, errorText, makeStyle, sanitize } from "./text.ts";
@@ -103,8 +104,8 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     approvalPolicy: config.approval_policy,
     customCommands,
     readMention: mentionReader(options.cwd),
+    startupWarnings: notices,
   });
-  for (const n of notices) addNotice(state, "warn", n);
   return state;
 }
 
@@ -160,9 +161,8 @@ function attachServer(
     render.schedule();
   };
   handshake(link.client, cwd, undefined, choice, say).then(() => {
-    say(
-      `scv · ${state.model} · ${state.cwd}\nType a prompt and press Enter; /help lists commands.`,
-    );
+    welcome(state);
+    render.schedule();
     if (choice.kind === "pick") effects.run(openPicker(state, true));
   }, async (e) => {
     // A server that died during the handshake is reported as such, with its last words.

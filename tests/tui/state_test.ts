@@ -17,6 +17,7 @@ import {
   OUTBOX_FLUSH_BYTES,
   OUTBOX_FLUSH_ITEMS,
   REPLY_TIMEOUT_MS,
+  welcome,
 } from "../../tui/state/mod.ts";
 import { makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
@@ -812,4 +813,22 @@ Deno.test("brackets in code or after a word do not hold streamed blocks back", (
   drainOutbox(s);
   applyAll(s, [t.started(), t.delta("Use `a[0]` or a[1] here.\n\nNext "), t.delta("block")]);
   assertEquals(drainOutbox(s), [{ kind: "assistant", text: "Use `a[0]` or a[1] here." }]);
+});
+
+Deno.test("the startup banner comes first, then the warnings held since startup", () => {
+  const s = createState({
+    model: "gpt-test",
+    cwd: "/work/project",
+    historyLimits: { maxItems: 10, maxBytes: 1000 },
+    startupWarnings: ["Custom command /w/.scv/commands/help.md is not used"],
+  });
+  assertEquals(drainOutbox(s), [], "nothing is shown before the banner");
+  welcome(s);
+  const shown = drainOutbox(s).map((i) => i.kind === "notice" ? `${i.level}: ${i.text}` : i.kind);
+  assertEquals(shown, [
+    "info: scv · gpt-test · /work/project\nType a prompt and press Enter; /help lists commands.",
+    "warn: Custom command /w/.scv/commands/help.md is not used",
+  ]);
+  welcome(s);
+  assertEquals(drainOutbox(s).length, 1, "the warnings are shown once");
 });

@@ -8,7 +8,7 @@
  * @module
  */
 export * from "./model.ts";
-export { addNotice, drainOutbox, finishItem, itemBytes } from "./transcript.ts";
+export { addNotice, drainOutbox, finishItem, itemBytes, welcome } from "./transcript.ts";
 export { cleanEvent } from "./clean_event.ts";
 export {
   contextPercent,

@@ -269,6 +269,8 @@ export interface ClientState {
   picker: SessionPicker | undefined;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
+  /** Warnings found before the session started (custom commands left out), for after the banner. */
+  startupWarnings: string[];
   /** The hint a Tab completion set (its candidates); the next key that is not Tab clears it. */
   completionHint: string | undefined;
   /** The provider's models as `/model` last listed them (at most `MAX_MODELS`), if it did. */
@@ -333,6 +335,8 @@ export interface CreateStateOptions {
   /** The configured approval policy. */
   approvalPolicy?: string;
   customCommands?: readonly CustomCommand[];
+  /** Warnings to show after the startup banner (see `welcome`). */
+  startupWarnings?: readonly string[];
   readMention?: MentionReader;
 }
 
@@ -394,6 +398,7 @@ export function createState(options: CreateStateOptions): ClientState {
     customCommands: options.customCommands ?? [],
     providerModels: undefined,
     completionHint: undefined,
+    startupWarnings: [...(options.startupWarnings ?? [])],
     allowRules: [],
     files: undefined,
     completionPending: false,

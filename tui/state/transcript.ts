@@ -66,3 +66,16 @@ export function drainOutbox(state: ClientState): TranscriptItem[] {
   state.outboxBytes = 0;
   return items;
 }
+
+/**
+ * The startup banner (model, workspace, how to begin), then the warnings held since startup,
+ * once: so the first line on screen says what is running.
+ */
+export function welcome(state: ClientState): void {
+  addNotice(
+    state,
+    "info",
+    `scv · ${state.model} · ${state.cwd}\nType a prompt and press Enter; /help lists commands.`,
+  );
+  for (const w of state.startupWarnings.splice(0)) notice(state, "warn", w);
+}
