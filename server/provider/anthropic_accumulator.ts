@@ -10,16 +10,10 @@
 import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
-import { MAX_DETAIL_CHARS, MAX_TOOL_ID_CHARS } from "./chat_accumulator.ts";
 import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
-import {
-  type AssistantMessage,
-  type ChatToolCall,
-  ProviderError,
-  type ProviderEvent,
-  type ProviderUsage,
-} from "./types.ts";
+import { type AssembledCall, closingEvents, MAX_DETAIL_CHARS, toolCalls } from "./response_end.ts";
+import { ProviderError, type ProviderEvent, type ProviderUsage } from "./types.ts";
 
 type Block =
   | { kind: "text" }
@@ -186,41 +180,23 @@ export class AnthropicAccumulator {
 
   /** Ends the response: every tool call, in block order, then `done`. */
   finish(): ProviderEvent[] {
-    const out: ProviderEvent[] = [];
-    const calls: ChatToolCall[] = [];
+    const tools: AssembledCall[] = [];
     const thinking: Array<Record<string, unknown>> = [];
-    const seen = new Set<string>();
     for (const i of this.#order) {
       const b = this.#blocks.get(i)!;
       if (b.kind === "tool") {
-        let id = clip(b.id, MAX_TOOL_ID_CHARS) || `toolu_${calls.length}`;
-        if (seen.has(id)) id = `${id}_${calls.length}`;
-        seen.add(id);
-        calls.push({
-          id,
-          type: "function",
-          function: {
-            name: clip(b.name, MAX_TOOL_ID_CHARS),
-            arguments: b.args.trim() === "" ? "{}" : b.args,
-          },
-        });
+        tools.push(b);
       } else if (b.kind === "thinking") {
         thinking.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
       } else if (b.kind === "redacted") {
         thinking.push({ type: "redacted_thinking", data: b.data });
       }
     }
-    for (const call of calls) out.push({ type: "tool_call", call });
-    const message: AssistantMessage = calls.length > 0
-      ? { role: "assistant", content: this.#text || null, tool_calls: calls }
-      : { role: "assistant", content: this.#text };
+    const calls = toolCalls(tools, "toolu", true);
     // The API requires the signed thinking of a tool-use turn back with its results.
-    if (calls.length > 0 && thinking.length > 0) {
-      message.provider_data = { anthropic_thinking: thinking };
-    }
-    const done: ProviderEvent = { type: "done", message };
-    if (this.#stopReason !== undefined) done.finishReason = this.#stopReason;
-    out.push(done);
-    return out;
+    const carried = thinking.length > 0
+      ? { provider_data: { anthropic_thinking: thinking } }
+      : undefined;
+    return closingEvents(calls, this.#text, this.#stopReason, carried);
   }
 }

@@ -13,24 +13,12 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
 import { type ThinkPiece, ThinkSplitter } from "./think_tags.ts";
-import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
-import {
-  type AssistantMessage,
-  type ChatToolCall,
-  ProviderError,
-  type ProviderEvent,
-  type ProviderUsage,
-} from "./types.ts";
-
-/** Provider-supplied text quoted in an error message is cut to this many characters. */
-export const MAX_DETAIL_CHARS = 2000;
-/** Tool call names and ids longer than this are cut (they are echoed in every tool event). */
-export const MAX_TOOL_ID_CHARS = 256;
+import { closingEvents, reported, toolCalls } from "./response_end.ts";
+import { ProviderError, type ProviderEvent, type ProviderUsage } from "./types.ts";
 
 interface CallSlot {
   id: string;
@@ -228,41 +216,15 @@ export class ChatAccumulator {
   finish(): ProviderEvent[] {
     const out: ProviderEvent[] = [];
     this.#content(this.#think.end(), out);
-    const seen = new Set<string>();
-    const calls: ChatToolCall[] = this.#calls.map((c, i) => {
-      // Ids pair each result with its call, so a missing or repeated one is made unique.
-      let id = clip(c.id, MAX_TOOL_ID_CHARS) || `call_${i}`;
-      if (seen.has(id)) id = `${id}_${i}`;
-      seen.add(id);
-      const call: ChatToolCall = {
-        id,
-        type: "function",
-        function: { name: clip(c.name, MAX_TOOL_ID_CHARS), arguments: c.args },
-      };
-      if (c.extra) call.extra_content = c.extra;
-      return call;
+    const calls = toolCalls(this.#calls, "call", false);
+    this.#calls.forEach((c, i) => {
+      if (c.extra) calls[i]!.extra_content = c.extra;
     });
-    for (const call of calls) out.push({ type: "tool_call", call });
-    const message: AssistantMessage = calls.length > 0
-      ? { role: "assistant", content: this.#text || null, tool_calls: calls }
-      : { role: "assistant", content: this.#text };
-    // DeepSeek refuses a follow-up whose tool-call message lacks the reasoning it came with;
-    // on a final answer it is not needed again.
-    if (calls.length > 0 && this.#reasoningContent) message.reasoning_content = this.#reasoning;
-    const done: ProviderEvent = { type: "done", message };
-    if (this.#finishReason !== undefined) done.finishReason = this.#finishReason;
-    out.push(done);
+    // DeepSeek refuses a follow-up whose tool-call message lacks the reasoning it came with.
+    const carried = this.#reasoningContent ? { reasoning_content: this.#reasoning } : undefined;
+    out.push(...closingEvents(calls, this.#text, this.#finishReason, carried));
     return out;
   }
-}
-
-/** A `provider_error` carrying the provider's own message from an error value of any shape. */
-function reported(error: unknown): ProviderError {
-  const msg = errorMessageOf(error) ?? JSON.stringify(error) ?? String(error);
-  return new ProviderError(
-    "provider_error",
-    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
-  );
 }
 
 /** Token counts from a usage object, or undefined when it reports none. */

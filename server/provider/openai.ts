@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { ChatAccumulator, MAX_DETAIL_CHARS } from "./chat_accumulator.ts";
+import { ChatAccumulator } from "./chat_accumulator.ts";
+import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
 import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";

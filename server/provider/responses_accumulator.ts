@@ -7,19 +7,11 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
-import { MAX_DETAIL_CHARS, MAX_TOOL_ID_CHARS } from "./chat_accumulator.ts";
-import { errorMessageOf } from "./error_body.ts";
 import type { ResponseLimits } from "./limits.ts";
-import {
-  type AssistantMessage,
-  type ChatToolCall,
-  ProviderError,
-  type ProviderEvent,
-  type ProviderUsage,
-} from "./types.ts";
+import { closingEvents, reported, toolCalls } from "./response_end.ts";
+import { ProviderError, type ProviderEvent, type ProviderUsage } from "./types.ts";
 
 interface Call {
   key: string;
@@ -170,47 +162,17 @@ export class ResponsesAccumulator {
 
   /** Ends the response: every call, in order, then `done`. */
   finish(): ProviderEvent[] {
-    const out: ProviderEvent[] = [];
-    const seen = new Set<string>();
-    const calls: ChatToolCall[] = this.#calls.map((c, i) => {
-      let id = clip(c.callId, MAX_TOOL_ID_CHARS) || `call_${i}`;
-      if (seen.has(id)) id = `${id}_${i}`;
-      seen.add(id);
-      return {
-        id,
-        type: "function",
-        function: {
-          name: clip(c.name, MAX_TOOL_ID_CHARS),
-          arguments: c.args.trim() === "" ? "{}" : c.args,
-        },
-      };
-    });
-    for (const call of calls) out.push({ type: "tool_call", call });
-    const message: AssistantMessage = calls.length > 0
-      ? { role: "assistant", content: this.#text || null, tool_calls: calls }
-      : { role: "assistant", content: this.#text };
-    // Reasoning items must precede the calls they led to on the next request; a final answer's
-    // reasoning is not needed again.
-    if (calls.length > 0 && this.#reasoning.length > 0) {
-      message.provider_data = { responses_reasoning: this.#reasoning };
-    }
-    const done: ProviderEvent = { type: "done", message };
-    if (this.#finish !== undefined) done.finishReason = this.#finish;
-    out.push(done);
-    return out;
+    const calls = toolCalls(this.#calls.map((c) => ({ ...c, id: c.callId })), "call", true);
+    // Reasoning items must precede the calls they led to on the next request.
+    const carried = this.#reasoning.length > 0
+      ? { provider_data: { responses_reasoning: this.#reasoning } }
+      : undefined;
+    return closingEvents(calls, this.#text, this.#finish, carried);
   }
 }
 
 function keyOf(itemId: unknown, outputIndex: unknown): string {
   return typeof itemId === "string" && itemId ? `id:${itemId}` : `ix:${String(outputIndex)}`;
-}
-
-function reported(error: unknown): ProviderError {
-  const msg = errorMessageOf(error) ?? JSON.stringify(error) ?? String(error);
-  return new ProviderError(
-    "provider_error",
-    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
-  );
 }
 
 function usageOf(value: unknown): ProviderUsage | undefined {
