@@ -10,10 +10,10 @@
  */
 import { ChatAccumulator, MAX_DETAIL_CHARS } from "./chat_accumulator.ts";
 import { errorTextOf } from "./error_body.ts";
-import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
+import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor, urlSecrets } from "./redact.ts";
+import type { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
 import {
@@ -23,7 +23,8 @@ import {
   type ProviderEvent,
   type ProviderRequest,
 } from "./types.ts";
-import { mergeHeaders } from "./request_headers.ts";
+import { providerTransport } from "./transport.ts";
+import { eventJson } from "./typed_stream.ts";
 
 /**
  * Settings of an {@link OpenAIProvider}: the common {@link ProviderOptions}, plus the retry
@@ -61,21 +62,9 @@ export class OpenAIProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: OpenAIProviderOptions) {
     this.#limits = options.limits ?? DEFAULT_RESPONSE_LIMITS;
-    this.#redactor = new Redactor([
-      options.apiKey,
-      ...(options.secrets ?? []),
-      ...urlSecrets(options.baseUrl),
-    ]);
-    // The wire's own headers and the key win over provider_headers, whatever their case.
-    const headers = mergeHeaders(
-      options.headers ?? {},
-      { "content-type": "application/json", "accept": "text/event-stream" },
-      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-    );
-    this.#http = new ProviderHttp({
-      url: endpointUrl(options.baseUrl, "/chat/completions"),
-      headers,
-      idleTimeoutMs: options.idleTimeoutMs,
+    ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
+      path: "/chat/completions",
+      auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
       retry: {
         maxAttempts: options.maxAttempts ?? options.retry?.maxAttempts ??
           DEFAULT_RETRY_POLICY.maxAttempts,
@@ -83,11 +72,8 @@ export class OpenAIProvider implements Provider {
         maxWaitMs: options.maxRetryAfterMs ?? options.retry?.maxWaitMs ??
           DEFAULT_RETRY_POLICY.maxWaitMs,
       },
-      limits: this.#limits,
-      redactor: this.#redactor,
       isRefusal: (status, body) => status >= 400 && status !== 429 && TOOLS_REFUSAL.test(body),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    }));
   }
 
   /** Streams one completion. */
@@ -136,16 +122,7 @@ export class OpenAIProvider implements Provider {
           complete = true;
           break;
         }
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(data);
-        } catch {
-          throw new ProviderError(
-            "provider_error",
-            `Provider sent an event that is not JSON: ${clip(data, 200)}`,
-          );
-        }
-        for (const out of acc.push(chunk)) yield out;
+        for (const out of acc.push(eventJson(data))) yield out;
       }
       if (!complete && acc.finishReason === undefined) {
         throw new ProviderError(

@@ -8,19 +8,18 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
-import { callError, endpointUrl, HttpStatusError, ProviderHttp } from "./http.ts";
+import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
-import { Redactor, urlSecrets } from "./redact.ts";
+import type { Redactor } from "./redact.ts";
 import { OPTIONAL_FIELDS, type OptionalField, responsesBody } from "./responses_request.ts";
+import { ResponsesAccumulator } from "./responses_accumulator.ts";
+import { providerTransport } from "./transport.ts";
+import { typedEvents } from "./typed_stream.ts";
+import type { Provider, ProviderEvent, ProviderRequest } from "./types.ts";
 
 /** Models whose refusals are remembered, at most. */
 const MAX_REMEMBERED_MODELS = 64;
-import { ResponsesAccumulator } from "./responses_accumulator.ts";
-import { DEFAULT_RETRY_POLICY } from "./retry.ts";
-import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
-import { mergeHeaders } from "./request_headers.ts";
 
 /**
  * Streams Responses API answers.
@@ -43,26 +42,10 @@ export class OpenAIResponsesProvider implements Provider {
   /** Creates a provider for one base URL. */
   constructor(options: ProviderOptions) {
     this.#o = options;
-    this.#redactor = new Redactor([
-      options.apiKey,
-      ...(options.secrets ?? []),
-      ...urlSecrets(options.baseUrl),
-    ]);
-    // The wire's own headers and the key win over provider_headers, whatever their case.
-    const headers = mergeHeaders(
-      options.headers ?? {},
-      { "content-type": "application/json", "accept": "text/event-stream" },
-      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-    );
-    this.#http = new ProviderHttp({
-      url: endpointUrl(options.baseUrl, "/responses"),
-      headers,
-      idleTimeoutMs: options.idleTimeoutMs,
-      retry: options.retry ?? DEFAULT_RETRY_POLICY,
-      limits: options.limits ?? DEFAULT_RESPONSE_LIMITS,
-      redactor: this.#redactor,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
+      path: "/responses",
+      auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    }));
   }
 
   /** Streams one response. */
@@ -89,29 +72,7 @@ export class OpenAIResponsesProvider implements Provider {
         }
       }
       const acc = new ResponsesAccumulator(this.#o.limits ?? DEFAULT_RESPONSE_LIMITS);
-      for await (const ev of this.#http.events(res, signal)) {
-        let data: unknown;
-        try {
-          data = JSON.parse(ev.data);
-        } catch {
-          throw new ProviderError(
-            "provider_error",
-            `Provider sent an event that is not JSON: ${clip(ev.data, 200)}`,
-          );
-        }
-        if (typeof data === "object" && data !== null && !("type" in data)) {
-          (data as Record<string, unknown>).type = ev.event;
-        }
-        for (const out of acc.push(data)) yield out;
-        if (acc.complete) break;
-      }
-      if (!acc.complete) {
-        throw new ProviderError(
-          "provider_error",
-          "Provider stream ended before the response was complete (no response.completed)",
-        );
-      }
-      const events = acc.finish();
+      const events = yield* typedEvents(this.#http, res, signal, acc, "response.completed");
       const done = events.at(-1);
       if (done?.type === "done" && done.finishReason?.startsWith("incomplete")) {
         yield {
