@@ -355,6 +355,9 @@ export function applyConfigured(
   } else notice(state, "info", set);
 }
 
+/** The hint while `/model` waits for the provider's list. */
+export const LISTING_MODELS = "Listing the provider's models…";
+
 /** Most models listed by `/model`; the rest are counted. */
 export const MAX_LISTED_MODELS = 50;
 
@@ -376,6 +379,7 @@ export type ModelList = { models: string[] } | { error: string };
  */
 export function applyModelList(state: ClientState, list: ModelList): void {
   state.version++;
+  if (state.hint === LISTING_MODELS) state.hint = undefined;
   if ("error" in list) {
     notice(
       state,

@@ -494,3 +494,13 @@ Deno.test("the picker shows each session's time in the terminal's time zone", ()
   typeText(s, "12-01");
   assertEquals(shownSessions(s.picker!).length, 1, "the filter matches the date shown");
 });
+
+Deno.test("/model without a name says it is listing the models until the list arrives", () => {
+  const s = readyState();
+  const fx = applyKey(s, { type: "text", text: "/model" });
+  assertEquals(fx, []);
+  assertEquals(applyKey(s, key("enter")).some((f) => f.kind === "list-models"), true);
+  assertEquals(s.hint, "Listing the provider's models…");
+  applyModelList(s, { models: ["gpt-test"] });
+  assertEquals(s.hint, undefined);
+});
