@@ -105,6 +105,8 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     customCommands,
     readMention: mentionReader(options.cwd),
     startupWarnings: notices,
+    // The picker shows recorded (UTC) times in the user's zone.
+    utcOffsetMinutes: -new Date().getTimezoneOffset(),
   });
   return state;
 }

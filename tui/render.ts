@@ -558,7 +558,7 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
     const on = first + i === p.index;
     const turns = `${x.turns} turn${x.turns === 1 ? " " : "s"}`.padStart(9);
     const line = truncate(
-      `${on ? "›" : " "} ${sessionDate(x)} ${turns}  ${
+      `${on ? "›" : " "} ${sessionDate(x, p.utcOffsetMinutes)} ${turns}  ${
         sanitize(x.title || "(no prompt yet)").replace(/\n/g, " ")
       }`,
       cw,

@@ -17,7 +17,7 @@ import {
   REPLY_TIMEOUT_MS,
   requestId,
 } from "./model.ts";
-import { compactNow, configureModel, newSession, openPicker } from "./sessions.ts";
+import { compactNow, configureModel, LISTING_MODELS, newSession, openPicker } from "./sessions.ts";
 import { notice } from "./transcript.ts";
 import { describeRule } from "./always_allow.ts";
 
@@ -159,7 +159,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "/model",
     args: "[NAME]",
     help: "list models, or set one",
-    run: (state, args) => args === "" ? [{ kind: "list-models" }] : configureModel(state, args),
+    run: (state, args) => {
+      if (args !== "") return configureModel(state, args);
+      // The list may take a few seconds to come (MODELS_TIMEOUT_MS at most).
+      state.hint = LISTING_MODELS;
+      return [{ kind: "list-models" }];
+    },
   },
   {
     name: "/status",

@@ -78,6 +78,8 @@ export interface SessionPicker {
   index: number;
   /** Opened at startup, before any session: Esc then starts a new session. */
   startup: boolean;
+  /** The terminal's offset from UTC in minutes: times are shown in its zone. */
+  utcOffsetMinutes: number;
 }
 
 /** A Ctrl+R search of the prompt history. */
@@ -269,6 +271,8 @@ export interface ClientState {
   picker: SessionPicker | undefined;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
+  /** The local time zone's offset from UTC in minutes, for the picker's times. */
+  utcOffsetMinutes: number;
   /** Warnings found before the session started (custom commands left out), for after the banner. */
   startupWarnings: string[];
   /** The hint a Tab completion set (its candidates); the next key that is not Tab clears it. */
@@ -335,6 +339,8 @@ export interface CreateStateOptions {
   /** The configured approval policy. */
   approvalPolicy?: string;
   customCommands?: readonly CustomCommand[];
+  /** The local time zone's offset from UTC in minutes, for the picker's times (default 0). */
+  utcOffsetMinutes?: number;
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
@@ -399,6 +405,7 @@ export function createState(options: CreateStateOptions): ClientState {
     providerModels: undefined,
     completionHint: undefined,
     startupWarnings: [...(options.startupWarnings ?? [])],
+    utcOffsetMinutes: options.utcOffsetMinutes ?? 0,
     allowRules: [],
     files: undefined,
     completionPending: false,

@@ -66,6 +66,7 @@ export function openPicker(state: ClientState, startup: boolean): Effect[] {
     filter: "",
     index: 0,
     startup,
+    utcOffsetMinutes: state.utcOffsetMinutes,
   };
   return [{
     kind: "send",
@@ -73,9 +74,14 @@ export function openPicker(state: ClientState, startup: boolean): Effect[] {
   }];
 }
 
-/** When a recorded session was last used, as the picker shows it: `2026-12-01 09:40`. */
-export function sessionDate(s: SessionSummary): string {
-  return s.updated_at.slice(0, 16).replace("T", " ");
+/** When a recorded session was last used, shown `utcOffsetMinutes` from UTC: `2026-12-01 09:40`. */
+export function sessionDate(s: SessionSummary, utcOffsetMinutes = 0): string {
+  const at = Date.parse(s.updated_at);
+  // The server records UTC; an unparsable time is shown as recorded.
+  const local = utcOffsetMinutes === 0 || Number.isNaN(at)
+    ? s.updated_at
+    : new Date(at + utcOffsetMinutes * 60_000).toISOString();
+  return local.slice(0, 16).replace("T", " ");
 }
 
 /** The sessions the picker shows for its filter. */
@@ -84,7 +90,8 @@ export function shownSessions(picker: SessionPicker): SessionSummary[] {
   const f = picker.filter.trim().toLowerCase();
   if (f === "") return all;
   return all.filter((s) =>
-    `${sessionDate(s)} ${s.title} ${s.session_id}`.toLowerCase().includes(f)
+    `${sessionDate(s, picker.utcOffsetMinutes)} ${s.title} ${s.session_id}`.toLowerCase()
+      .includes(f)
   );
 }
 
@@ -348,6 +355,9 @@ export function applyConfigured(
   } else notice(state, "info", set);
 }
 
+/** The hint while `/model` waits for the provider's list. */
+export const LISTING_MODELS = "Listing the provider's models…";
+
 /** Most models listed by `/model`; the rest are counted. */
 export const MAX_LISTED_MODELS = 50;
 
@@ -369,6 +379,7 @@ export type ModelList = { models: string[] } | { error: string };
  */
 export function applyModelList(state: ClientState, list: ModelList): void {
   state.version++;
+  if (state.hint === LISTING_MODELS) state.hint = undefined;
   if ("error" in list) {
     notice(
       state,

@@ -7,8 +7,9 @@ import {
   createState,
   drainOutbox,
   openPicker,
+  shownSessions,
 } from "../../../tui/state/mod.ts";
-import { statusLine } from "../../../tui/render.ts";
+import { pickerRows, statusLine } from "../../../tui/render.ts";
 import { makeStyle } from "../../../tui/text.ts";
 import { enter, key, notices, readyState, sent, sessionStarted, typeText } from "../fixtures.ts";
 
@@ -472,4 +473,34 @@ Deno.test("a resumed session cleared with /clear shows its context use at 0 agai
   });
   const line = statusLine(s, { width: 80, height: 20, style: makeStyle(false) });
   assert(line.includes("ctx 0/128k (0%)"), line);
+});
+
+Deno.test("the picker shows each session's time in the terminal's time zone", () => {
+  const s = createState({
+    model: "gpt-test",
+    cwd: "/work/project",
+    historyLimits: { maxItems: 10, maxBytes: 1000 },
+    utcOffsetMinutes: 9 * 60,
+  });
+  applyEvent(s, sessionStarted());
+  const [list] = enter(s, "/resume");
+  applyEvent(s, {
+    type: "session.list",
+    request_id: list!.request_id!,
+    sessions: [{ ...summary("1", "fix CI"), updated_at: "2026-11-30T20:42:00.000Z" }],
+  });
+  const rows = pickerRows(s, 72, makeStyle(false), 10);
+  assert(rows.some((r) => r.includes("2026-12-01 05:42")), rows.join("\n"));
+  typeText(s, "12-01");
+  assertEquals(shownSessions(s.picker!).length, 1, "the filter matches the date shown");
+});
+
+Deno.test("/model without a name says it is listing the models until the list arrives", () => {
+  const s = readyState();
+  const fx = applyKey(s, { type: "text", text: "/model" });
+  assertEquals(fx, []);
+  assertEquals(applyKey(s, key("enter")).some((f) => f.kind === "list-models"), true);
+  assertEquals(s.hint, "Listing the provider's models…");
+  applyModelList(s, { models: ["gpt-test"] });
+  assertEquals(s.hint, undefined);
 });
