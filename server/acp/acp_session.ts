@@ -21,6 +21,7 @@ import type { ConnectionDeps } from "../connection.ts";
 import type { Session } from "../session.ts";
 import { Turn } from "../turn.ts";
 import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { liveSessionView } from "../sessions/recorder_inputs.ts";
 import { turnEndOf } from "../connection/recording.ts";
 import { runTurn } from "../agent/run_turn.ts";
 import type { ApprovalRequest } from "../agent/approvals.ts";
@@ -125,28 +126,8 @@ export class AcpSession {
 
   /** What the recorder reads of the session, live. */
   #recordedView(): RecordedSessionView {
-    const core = this.core;
-    const policy = () => this.#policy;
-    return {
-      id: core.id,
-      cwd: core.cwd,
-      get history() {
-        return core.history;
-      },
-      get usage() {
-        return core.usage;
-      },
-      get compactedMessages() {
-        return core.compactedMessages;
-      },
-      get lastSeq() {
-        return core.seq.last;
-      },
-      model: this.#o.config.model,
-      get approvalPolicy() {
-        return policy();
-      },
-    };
+    const model = this.#o.config.model;
+    return liveSessionView(this.core, { model: () => model, approvalPolicy: () => this.#policy });
   }
 
   /**

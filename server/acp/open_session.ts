@@ -23,7 +23,7 @@ import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
 import type { SessionFile } from "../sessions/session_file.ts";
 import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import { recordedSummarizer } from "../sessions/recorder_inputs.ts";
 import { AcpSession } from "./acp_session.ts";
 import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
@@ -49,29 +49,16 @@ export interface OpenContext {
   capabilities: ClientCapabilities;
 }
 
-/** The approval summary of a recorded call, from the tools; undefined when unknown. */
-function summarizer(tools: ToolRegistry) {
-  return (name: string, raw: string): string | undefined => {
-    const tool = tools.get(name);
-    if (!tool) return undefined;
-    try {
-      const parsed = tool.schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw));
-      return parsed.success ? tool.summary(parsed.data) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-}
-
 function recorderFor(
   cx: OpenContext,
   store: SessionStore,
   loaded?: { state: ReplayedSession; file: SessionFile },
 ) {
+  const tools = cx.deps.tools;
   return (view: RecordedSessionView) =>
     new Recorder(view, {
       store,
-      summarize: summarizer(cx.deps.tools),
+      summarize: recordedSummarizer(() => tools),
       log: cx.log,
       ...(loaded
         ? {

@@ -13,6 +13,7 @@ import { errorText, quoteInput } from "../error_text.ts";
 import { Session } from "../session.ts";
 import { answerInterruptedCalls, type TurnEnd } from "../sessions/records.ts";
 import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
+import { liveSessionView, recordedSummarizer } from "../sessions/recorder_inputs.ts";
 import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
 import type { ConnectionContext } from "./context.ts";
 
@@ -37,45 +38,16 @@ export function sessionConfig(session: Session, config: Config): Config {
 }
 
 function viewOf(session: Session, config: Config): RecordedSessionView {
-  return {
-    id: session.id,
-    cwd: session.cwd,
-    get history() {
-      return session.history;
-    },
-    get usage() {
-      return session.usage;
-    },
-    get compactedMessages() {
-      return session.compactedMessages;
-    },
-    get lastSeq() {
-      return session.seq.last;
-    },
-    get model() {
-      return sessionModel(session, config);
-    },
-    get approvalPolicy() {
-      return sessionPolicy(session, config);
-    },
-    get configured() {
-      return session.model !== undefined || session.approvalPolicy !== undefined;
-    },
-  };
+  return liveSessionView(session, {
+    model: () => sessionModel(session, config),
+    approvalPolicy: () => sessionPolicy(session, config),
+    configured: () => session.model !== undefined || session.approvalPolicy !== undefined,
+  });
 }
 
 /** The approval summary of a recorded call, from the loaded tools; undefined when unknown. */
 function summarizer(cx: ConnectionContext) {
-  return (name: string, raw: string): string | undefined => {
-    const tool = cx.tools?.get(name);
-    if (!tool) return undefined;
-    try {
-      const parsed = tool.schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw));
-      return parsed.success ? tool.summary(parsed.data) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  return recordedSummarizer(() => cx.tools);
 }
 
 /**
