@@ -27,10 +27,10 @@ Deno.test("the live view says configured when its settings say so", () => {
 });
 
 Deno.test("a recorded call's summary comes from the tools loaded at the time", () => {
-  let tools: ToolRegistry | undefined;
-  const summarize = recordedSummarizer(() => tools);
+  const loaded: { tools?: ToolRegistry } = {};
+  const summarize = recordedSummarizer(() => loaded.tools);
   assertEquals(summarize("bash", '{"command":"ls"}'), undefined);
-  tools = new ToolRegistry([bashTool]);
+  loaded.tools = new ToolRegistry([bashTool]);
   assertEquals(summarize("bash", '{"command":"ls"}'), "Run shell command: ls");
 });
 
