@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { MockOpenAI, type MockScript } from "../../support/mock_openai.ts";
 import { type Ev, ServerProcess, type StartOptions } from "../../support/server_process.ts";
 
 /** A temporary XDG_STATE_HOME and the sessions directory inside it. */
@@ -19,6 +20,31 @@ export async function withStateDir(fn: (state: StateDir) => Promise<void>): Prom
     await fn({ home, sessions: `${home}/scv/sessions` });
   } finally {
     await Deno.remove(home, { recursive: true }).catch(() => {});
+  }
+}
+
+/** What a recording test runs with: the mock provider, a state directory, a workspace in it. */
+export interface RecordingEnv {
+  mock: MockOpenAI;
+  state: StateDir;
+  cwd: string;
+}
+
+/**
+ * Runs `fn` with a mock provider answering `script`, a fresh state directory and a workspace
+ * inside it; the mock is closed and the directory removed afterwards, whatever happened.
+ */
+export async function withRecording(
+  script: MockScript,
+  fn: (env: RecordingEnv) => Promise<void>,
+): Promise<void> {
+  const mock = await MockOpenAI.start(script);
+  try {
+    await withStateDir(async (state) => {
+      await fn({ mock, state, cwd: await workspace(state) });
+    });
+  } finally {
+    await mock.close();
   }
 }
 
