@@ -7,7 +7,14 @@ import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { text, textChunk, toolCalls } from "../../support/mock_openai.ts";
 import { processesWith } from "../../support/probes.ts";
 import type { Ev, ServerProcess } from "../../support/server_process.ts";
-import { filesUnder, sessionFile, startServer, startSession, withRecording } from "./support.ts";
+import {
+  filesUnder,
+  sessionFile,
+  startServer,
+  startSession,
+  withRecording,
+  withServer,
+} from "./support.ts";
 
 /** The history a server replays for a session, as `history.item` events. */
 async function history(server: ServerProcess, sessionId: string): Promise<Ev[]> {
@@ -33,8 +40,7 @@ Deno.test("after kill -9 during streaming, resume has every completed step and g
     } finally {
       await a.kill(); // SIGKILL mid-stream
     }
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       const resumed = await startSession(b, cwd, id);
       assertEquals(resumed.type, "session.started");
       const items = await history(b, id);
@@ -53,9 +59,7 @@ Deno.test("after kill -9 during streaming, resume has every completed step and g
         "second prompt",
         "third prompt",
       ]);
-    } finally {
-      await b.kill();
-    }
+    });
   });
 });
 
@@ -81,8 +85,7 @@ Deno.test("after kill -9 during a tool, resume answers the cut-off call and keep
       // The killed server could not stop its command: end it here, by pid.
       await killProcesses(marker);
     }
-    const b = await startServer(state, mock.baseUrl, { config: { approval_policy: "never" } });
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       assertEquals((await startSession(b, cwd, id)).type, "session.started");
       const items = await history(b, id);
       assertEquals(items.map((i) => [i.role, i.name, i.success]), [
@@ -99,9 +102,7 @@ Deno.test("after kill -9 during a tool, resume answers the cut-off call and keep
       const results = sent.filter((m) => m.role === "tool");
       assertEquals(results.map((m) => m.tool_call_id), ["done1", "cut1"]);
       assertMatch(String(results[1]!.content), /interrupted/);
-    } finally {
-      await b.kill();
-    }
+    }, { config: { approval_policy: "never" } });
   });
 });
 
@@ -118,8 +119,7 @@ Deno.test("a record torn by a crash is dropped, reported once, and the file stay
     // What a write cut short by the crash leaves: half a record, no newline.
     const half = JSON.stringify({ t: "msg", m: { role: "user", content: "lost" } }).slice(0, 20);
     await Deno.writeTextFile(sessionFile(state, id), half, { append: true });
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       const resumed = await startSession(b, cwd, id);
       assertEquals(resumed.type, "session.started");
       assertMatch(resumed.notice, /1 damaged record was dropped .*torn by an interrupted write/);
@@ -128,18 +128,13 @@ Deno.test("a record torn by a crash is dropped, reported once, and the file stay
       await b.runTurn(id, "after");
       assertEquals(await b.stop(), 0);
       assertMatch(b.stderr, /1 damaged record skipped \(the last one torn/);
-    } finally {
-      await b.kill();
-    }
-    const c = await startServer(state, mock.baseUrl);
-    try {
+    });
+    await withServer(state, mock.baseUrl, async (c) => {
       const again = await startSession(c, cwd, id);
       assertEquals(again.notice, undefined, "reported once");
       const items = await history(c, id);
       assertEquals(items.map((i) => i.content), ["kept prompt", "ok", "after", "ok"]);
-    } finally {
-      await c.kill();
-    }
+    });
   });
 });
 

@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { text, toolCalls } from "../../support/mock_openai.ts";
 import type { Ev, ServerProcess } from "../../support/server_process.ts";
-import { startServer, startSession, withRecording, workspace } from "./support.ts";
+import { startServer, startSession, withRecording, withServer, workspace } from "./support.ts";
 
 async function request(server: ServerProcess, message: Record<string, unknown>): Promise<Ev> {
   const requestId = `r-${crypto.randomUUID().slice(0, 8)}`;
@@ -17,8 +17,7 @@ async function request(server: ServerProcess, message: Record<string, unknown>):
 Deno.test("session.list answers newest first with titles cut to 80 characters, per cwd and limit", async () => {
   await withRecording(() => text("ok"), async ({ mock, state, cwd }) => {
     const other = await workspace(state);
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const ids: string[] = [];
       for (const [dir, prompt] of [[cwd, "a".repeat(200)], [other, "b"], [cwd, "c\n\nc"]]) {
         const id = (await startSession(s, dir!)).session_id;
@@ -40,9 +39,7 @@ Deno.test("session.list answers newest first with titles cut to 80 characters, p
       const bad = await request(s, { type: "session.list", cwd: "relative/dir" });
       assertEquals(bad.code, "invalid_request");
       assertEquals(s.schemaErrors, []);
-    } finally {
-      await s.kill();
-    }
+    });
   });
 });
 
@@ -71,17 +68,14 @@ Deno.test("session.list stays within max_server_frame_bytes and says it was trun
 
 Deno.test("session.list and resume are refused when persist_sessions is false", async () => {
   await withRecording(() => text("ok"), async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl, { config: { persist_sessions: false } });
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const id = (await startSession(s, cwd)).session_id;
       await s.runTurn(id, "not recorded");
       const list = await request(s, { type: "session.list" });
       assertEquals(list.code, "invalid_request");
       assertMatch(list.message, /persist_sessions is false/);
       assertEquals((await startSession(s, cwd, "last")).code, "invalid_request");
-    } finally {
-      await s.kill();
-    }
+    }, { config: { persist_sessions: false } });
     const exists = await Deno.stat(state.sessions).then(() => true, () => false);
     assertEquals(exists, false, "nothing was written");
   });
@@ -130,8 +124,7 @@ Deno.test("session.history keeps the newest items within max_transcript_items an
 
 Deno.test("session.history, session.compact and session.list refuse what they cannot do", async () => {
   await withRecording([{ kind: "silent" }], async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const id = (await startSession(s, cwd)).session_id;
       const unknown = await request(s, { type: "session.history", session_id: "nope" });
       assertEquals(unknown.code, "session_not_found");
@@ -148,9 +141,7 @@ Deno.test("session.history, session.compact and session.list refuse what they ca
       });
       assertEquals(long.code, "invalid_request");
       assertMatch(long.message, /max_prompt_bytes/);
-    } finally {
-      await s.kill();
-    }
+    });
   });
 });
 
@@ -181,8 +172,7 @@ Deno.test("session.compact with one turn removes nothing; with more it keeps the
       await a.kill();
       throw e;
     }
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       await startSession(b, cwd, id);
       await b.runTurn(id, "fourth turn");
       const sent = mock.requests.at(-1)!.body.messages.filter((m) => m.role !== "system");
@@ -198,8 +188,6 @@ Deno.test("session.compact with one turn removes nothing; with more it keeps the
         e.type === "history.item" && e.request_id === end.request_id
       )!;
       assertEquals(first.compaction, true);
-    } finally {
-      await b.kill();
-    }
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
   startSession,
   waitFor,
   withRecording,
+  withServer,
   withStateDir,
   workspace,
 } from "./support.ts";
@@ -44,8 +45,7 @@ Deno.test("a resumed session continues seq and sends the earlier messages to the
       await a.kill();
       throw e;
     }
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       const resumed = await startSession(b, cwd, id);
       assertEquals(resumed.type, "session.started");
       assertEquals(resumed.session_id, id);
@@ -64,14 +64,12 @@ Deno.test("a resumed session continues seq and sends the earlier messages to the
       ]);
       assertEquals(b.schemaErrors, []);
       assertEquals(await b.stop(), 0);
-    } finally {
-      await b.kill();
-    }
-    // The usage totals went on from where the first server left them.
-    const recorded = replay(await Deno.readTextFile(sessionFile(state, id)));
-    assertEquals(recorded.usage, { input_tokens: 600, output_tokens: 6 });
-    assertEquals(recorded.turns, 3);
-    assertEquals(recorded.seq, lastSeqOf(b));
+      // The usage totals went on from where the first server left them.
+      const recorded = replay(await Deno.readTextFile(sessionFile(state, id)));
+      assertEquals(recorded.usage, { input_tokens: 600, output_tokens: 6 });
+      assertEquals(recorded.turns, 3);
+      assertEquals(recorded.seq, lastSeqOf(b));
+    });
   });
 });
 
@@ -92,20 +90,16 @@ Deno.test("resume last opens the newest session recorded for the cwd", async () 
       await a.kill();
       throw e;
     }
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       const resumed = await startSession(b, cwd, "last");
       assertEquals(resumed.session_id, newest);
-    } finally {
-      await b.kill();
-    }
+    });
   });
 });
 
 Deno.test("resuming an unknown id is session_not_found and names the id", async () => {
   await withRecording([], async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const unknown = crypto.randomUUID();
       const reply = await startSession(s, cwd, unknown);
       assertEquals(reply.type, "error");
@@ -114,23 +108,18 @@ Deno.test("resuming an unknown id is session_not_found and names the id", async 
       const traversal = await startSession(s, cwd, "../../etc/passwd");
       assertEquals(traversal.code, "session_not_found");
       assertEquals(traversal.fatal, false);
-    } finally {
-      await s.kill();
-    }
+    });
   });
 });
 
 Deno.test("resume last with no session recorded for the cwd is session_not_found", async () => {
   await withRecording([], async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const reply = await startSession(s, cwd, "last");
       assertEquals(reply.type, "error");
       assertEquals(reply.code, "session_not_found");
       assertMatch(reply.message, /no recorded session/);
-    } finally {
-      await s.kill();
-    }
+    });
   });
 });
 
@@ -147,8 +136,7 @@ Deno.test("resuming a session recorded for another cwd is invalid_request", asyn
       await a.kill();
       throw e;
     }
-    const b = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (b) => {
       const reply = await startSession(b, other, id);
       assertEquals(reply.type, "error");
       assertEquals(reply.code, "invalid_request");
@@ -156,9 +144,7 @@ Deno.test("resuming a session recorded for another cwd is invalid_request", asyn
       // The refusal released the file: the right directory still resumes it.
       const ok = await startSession(b, cwd, id);
       assertEquals(ok.type, "session.started");
-    } finally {
-      await b.kill();
-    }
+    });
   });
 });
 
@@ -221,8 +207,7 @@ Deno.test("session.configure's model and policy apply to the next turn and survi
 
 Deno.test("session.configure refuses a turn in progress and an unknown policy", async () => {
   await withRecording([{ kind: "silent" }], async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       const id = (await startSession(s, cwd)).session_id;
       await s.send({
         type: "session.configure",
@@ -237,21 +222,16 @@ Deno.test("session.configure refuses a turn in progress and an unknown policy", 
       const busy = await s.next((e) => e.request_id === "busy");
       assertEquals(busy.code, "turn_active");
       await s.cancelTurn(id, t.turn_id);
-    } finally {
-      await s.kill();
-    }
+    });
   });
 });
 
 Deno.test("a session that never got a prompt leaves no file", async () => {
   await withRecording([], async ({ mock, state, cwd }) => {
-    const s = await startServer(state, mock.baseUrl);
-    try {
+    await withServer(state, mock.baseUrl, async (s) => {
       await startSession(s, cwd);
       assertEquals(await s.stop(), 0);
-    } finally {
-      await s.kill();
-    }
+    });
     await waitFor(async () => {
       try {
         await Deno.stat(state.sessions);

@@ -71,6 +71,24 @@ export async function startServer(
   return server;
 }
 
+/**
+ * Runs `fn` against a server recording into `state` (see {@link startServer}); the server is
+ * killed afterwards, whatever happened.
+ */
+export async function withServer(
+  state: StateDir,
+  baseUrl: string,
+  fn: (server: ServerProcess) => Promise<void>,
+  options: StartOptions = {},
+): Promise<void> {
+  const server = await startServer(state, baseUrl, options);
+  try {
+    await fn(server);
+  } finally {
+    await server.kill();
+  }
+}
+
 /** Sends `session.start` (optionally resuming) and returns the reply: session.started or error. */
 export async function startSession(
   server: ServerProcess,
