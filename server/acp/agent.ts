@@ -28,7 +28,7 @@ import { type Config, readEnv } from "../config.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";
 import { cursorOffset, LIST_PAGE_SIZE, listPage } from "./session_list.ts";
-import { workspaceDir } from "./workspace_dir.ts";
+import { workspaceDir } from "../workspace_dir.ts";
 import type { AcpSession } from "./acp_session.ts";
 import type { OpenContext } from "./open_session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";

@@ -27,7 +27,7 @@ import { recordedSummarizer } from "../sessions/recorder_inputs.ts";
 import { AcpSession } from "./acp_session.ts";
 import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
-import { workspaceDir } from "./workspace_dir.ts";
+import { workspaceDir } from "../workspace_dir.ts";
 
 /** What opening a session needs from the connection. */
 export interface OpenContext {

@@ -7,37 +7,12 @@
  */
 import { FrameTooLargeError } from "../../../protocol/ndjson.ts";
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
-import { clip, errorText, quoteInput } from "../../error_text.ts";
+import { quoteInput } from "../../error_text.ts";
 import { Session } from "../../session.ts";
 import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
 import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
 import { attachRecorder, resumeSession } from "../recording.ts";
-
-/** The canonical directory `cwd` names, or the message saying why it cannot be a workspace. */
-export async function canonicalWorkspace(
-  cwd: string,
-): Promise<{ ok: true; path: string } | { ok: false; message: string }> {
-  if (!cwd.startsWith("/")) {
-    return { ok: false, message: `cwd must be an absolute path, got ${quoteInput(cwd)}` };
-  }
-  try {
-    const path = await Deno.realPath(cwd);
-    const info = await Deno.stat(path);
-    if (!info.isDirectory) {
-      return { ok: false, message: `cwd is not a directory: ${quoteInput(cwd)}` };
-    }
-    return { ok: true, path };
-  } catch (e) {
-    const message = e instanceof Deno.errors.NotFound
-      ? `cwd does not exist: ${quoteInput(cwd)}`
-      : e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied
-      ? `cannot read cwd ${
-        quoteInput(cwd)
-      }: scv was started without read permission for it (--allow-read)`
-      : `cannot open cwd ${quoteInput(cwd)}: ${clip(errorText(e), 200)}`;
-    return { ok: false, message };
-  }
-}
+import { workspaceDir } from "../../workspace_dir.ts";
 
 /** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
 function refusal(cwd: string, cx: ConnectionContext): string | undefined {
@@ -55,7 +30,7 @@ export async function sessionStart(
 ): Promise<void> {
   const refused = refusal(msg.cwd, cx);
   if (refused !== undefined) return await cx.error(msg.request_id, "invalid_request", refused);
-  const workspace = await canonicalWorkspace(msg.cwd);
+  const workspace = await workspaceDir(msg.cwd);
   if (!workspace.ok) return await cx.error(msg.request_id, "invalid_request", workspace.message);
   let session: Session;
   let resumed: Partial<SessionStartedBody> = {};

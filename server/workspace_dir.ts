@@ -1,10 +1,11 @@
 /**
- * The workspace a `session/new` names: an absolute path to an existing directory, made
- * canonical, or a message saying what is wrong with it (the request's invalid-params error).
+ * The workspace a session names (Peon `session.start`, ACP `session/new` and `session/load`):
+ * an absolute path to an existing directory, made canonical, or a message saying what is wrong
+ * with it (the request's `invalid_request` or invalid-params error).
  *
  * @module
  */
-import { clip, errorText, quoteInput } from "../error_text.ts";
+import { clip, errorText, quoteInput } from "./error_text.ts";
 
 /** The canonical workspace, or why there is none. */
 export type WorkspaceDir = { ok: true; path: string } | { ok: false; message: string };
