@@ -24,7 +24,7 @@ import { answerInterruptedCalls, type ReplayedSession } from "../sessions/record
 import type { SessionFile } from "../sessions/session_file.ts";
 import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
 import { recordedSummarizer } from "../sessions/recorder_inputs.ts";
-import { AcpSession } from "./acp_session.ts";
+import { AcpSession, type AcpSessionOptions } from "./acp_session.ts";
 import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
 import { workspaceDir } from "../workspace_dir.ts";
@@ -92,6 +92,23 @@ async function prepare(cx: OpenContext, cwd: string, mcpServers: readonly McpSer
   return { cwd: dir.path, mcp };
 }
 
+/** What a new and a loaded session both get from the connection. */
+function sessionOptions(
+  cx: OpenContext,
+  session: Session,
+  mcp: AcpSessionOptions["mcp"],
+): AcpSessionOptions {
+  return {
+    session,
+    config: cx.config,
+    deps: cx.deps,
+    client: cx.client,
+    capabilities: cx.capabilities,
+    log: cx.log,
+    mcp,
+  };
+}
+
 /** A new session on `cwd` (`session/new`). */
 export async function newSession(
   cx: OpenContext,
@@ -100,13 +117,7 @@ export async function newSession(
 ): Promise<AcpSession> {
   const ready = await prepare(cx, cwd, mcpServers);
   return new AcpSession({
-    session: new Session(ready.cwd),
-    config: cx.config,
-    deps: cx.deps,
-    client: cx.client,
-    capabilities: cx.capabilities,
-    log: cx.log,
-    mcp: ready.mcp,
+    ...sessionOptions(cx, new Session(ready.cwd), ready.mcp),
     ...(cx.store ? { recorder: recorderFor(cx, cx.store) } : {}),
   });
 }
@@ -162,13 +173,7 @@ export async function loadSession(
     ? state.approvalPolicy as ApprovalPolicy
     : undefined;
   const session = new AcpSession({
-    session: core,
-    config: cx.config,
-    deps: cx.deps,
-    client: cx.client,
-    capabilities: cx.capabilities,
-    log: cx.log,
-    mcp: ready.mcp,
+    ...sessionOptions(cx, core, ready.mcp),
     recorder: recorderFor(cx, store, recorded),
     ...(policy ? { policy } : {}),
   });
