@@ -138,12 +138,7 @@ export class ProviderHttp {
       if (res.ok && res.body) {
         // A 2xx JSON body where a stream was asked for: a proxy's error, or a server that
         // ignored "stream". Its own words say more than an empty stream would.
-        let text: string;
-        try {
-          text = await readBounded(res, idle, ERROR_BODY_WAIT_MS);
-        } finally {
-          idle.stop();
-        }
+        const text = await errorBodyOf(res, idle);
         signal.throwIfAborted();
         throw new HttpStatusError(
           res.status,
@@ -160,12 +155,7 @@ export class ProviderHttp {
         idle.stop();
         throw new ProviderError("provider_error", "Provider returned an empty body");
       }
-      let text: string;
-      try {
-        text = await readBounded(res, idle, ERROR_BODY_WAIT_MS);
-      } finally {
-        idle.stop();
-      }
+      const text = await errorBodyOf(res, idle);
       signal.throwIfAborted();
       // A refusal the caller can act on (a 500 "tools param requires --jinja") is not retried.
       const refusal = this.#o.isRefusal?.(res.status, text) ?? false;
@@ -239,6 +229,15 @@ export class ProviderHttp {
       idle.stop();
       await reader.cancel().catch(() => {});
     }
+  }
+}
+
+/** The body of an answer that is not a stream, bounded, then the call's idle clock stopped. */
+async function errorBodyOf(res: Response, idle: IdleTimer): Promise<string> {
+  try {
+    return await readBounded(res, idle, ERROR_BODY_WAIT_MS);
+  } finally {
+    idle.stop();
   }
 }
 
