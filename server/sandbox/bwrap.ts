@@ -11,6 +11,7 @@
  */
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { scvPath } from "../tools/bash_env.ts";
+import { helperSpec } from "./policy.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -79,14 +80,7 @@ async function probeBwrap(): Promise<ProbeResult> {
       fix: 'set "sandbox": "off" (approval is then the only guard)',
     };
   }
-  const spec: SandboxSpec = {
-    mode: "read-only",
-    workspace: "/",
-    writable: [],
-    readOnly: [],
-    hidden: [],
-    network: false,
-  };
+  const spec = helperSpec();
   const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   let out: Deno.CommandOutput;
   try {

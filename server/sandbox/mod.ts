@@ -13,6 +13,7 @@ import {
   denoPermissions,
   effectiveSandbox,
   expandHome,
+  helperSpec,
   type LookupUnreadable,
   type PermissionView,
   type SandboxSettings,
@@ -77,14 +78,7 @@ function sandboxLookup(backend: SandboxBackend): LookupUnreadable {
     let found = lookups.get(key);
     if (!found) {
       found = (async () => {
-        const spec: SandboxSpec = {
-          mode: "read-only",
-          workspace: "/",
-          writable: [],
-          readOnly: [],
-          hidden: [],
-          network: false,
-        };
+        const spec = helperSpec();
         const script = 'for p; do r=$(readlink -f -- "$p") || continue; ' +
           'if [ -d "$r" ]; then printf "d%s\\0" "$r"; elif [ -e "$r" ]; then printf "f%s\\0" "$r"; fi; done';
         const { command, args } = backend.command(spec, ["/bin/sh", "-c", script, "sh", ...paths]);

@@ -212,3 +212,18 @@ export async function buildSpec(
   }
   return { mode: eff.mode, workspace, writable, readOnly, hidden, network: eff.network };
 }
+
+/**
+ * The sandbox scv's own helper commands run in (the probe, the path lookups): the whole
+ * filesystem read-only, nothing writable or hidden, no network. A fresh object each time.
+ */
+export function helperSpec(): SandboxSpec {
+  return {
+    mode: "read-only",
+    workspace: "/",
+    writable: [],
+    readOnly: [],
+    hidden: [],
+    network: false,
+  };
+}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   buildSpec,
   effectiveSandbox,
+  helperSpec,
   type PermissionView,
   type SandboxSettings,
   scvDirectories,
@@ -114,4 +115,18 @@ Deno.test("sandbox settings expand ~ in sandbox_deny_read with HOME", () => {
     "/home/u/.config/gcloud",
     "/home/u/.netrc",
   ]);
+});
+
+Deno.test("helper commands get the whole filesystem read-only, no network, a fresh spec each time", () => {
+  const a = helperSpec();
+  assert.deepEqual(a, {
+    mode: "read-only",
+    workspace: "/",
+    writable: [],
+    readOnly: [],
+    hidden: [],
+    network: false,
+  });
+  assert.notEqual(helperSpec(), a);
+  assert.notEqual(helperSpec().writable, a.writable);
 });
