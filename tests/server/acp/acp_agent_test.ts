@@ -3,27 +3,8 @@
  * scripted provider.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
-import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
-import { AcpProcess, type AcpStartOptions } from "../../support/acp_process.ts";
-import type { MockScript } from "../../support/mock_openai.ts";
-
-async function withAgent(
-  script: MockScript,
-  options: AcpStartOptions,
-  fn: (agent: AcpProcess, mock: MockOpenAI) => Promise<void>,
-): Promise<void> {
-  const mock = await MockOpenAI.start(script);
-  const agent = await AcpProcess.start({
-    ...options,
-    config: { base_url: mock.baseUrl, ...options.config },
-  });
-  try {
-    await fn(agent, mock);
-  } finally {
-    await agent.dispose();
-    await mock.close();
-  }
-}
+import { type MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
+import { withAgent } from "./support.ts";
 
 Deno.test("acp: initialize advertises embedded context, MCP capabilities and scv's version", async () => {
   await withAgent([], {}, async (agent) => {

@@ -3,29 +3,10 @@
  * failures, limits, and EOF with work in flight.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
-import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
-import { AcpProcess, type AcpStartOptions } from "../../support/acp_process.ts";
-import type { MockScript } from "../../support/mock_openai.ts";
+import { text, toolCalls } from "../../support/mock_openai.ts";
+import { withAgent } from "./support.ts";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { pidsRunning } from "../../support/probes.ts";
-
-async function withAgent(
-  script: MockScript,
-  options: AcpStartOptions,
-  fn: (agent: AcpProcess, mock: MockOpenAI) => Promise<void>,
-): Promise<void> {
-  const mock = await MockOpenAI.start(script);
-  const agent = await AcpProcess.start({
-    ...options,
-    config: { base_url: mock.baseUrl, ...options.config },
-  });
-  try {
-    await fn(agent, mock);
-  } finally {
-    await agent.dispose();
-    await mock.close();
-  }
-}
 
 /** The JSON-RPC error a request is answered with. */
 async function errorOf(request: Promise<unknown>): Promise<RequestError> {
