@@ -2,24 +2,9 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { AnthropicAccumulator } from "../../../server/provider/anthropic_accumulator.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "../../../server/provider/limits.ts";
-import { ProviderError, type ProviderEvent } from "../../../server/provider/types.ts";
+import { accumulatorRunner } from "./accumulator_support.ts";
 
-function run(events: unknown[], limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS) {
-  const acc = new AnthropicAccumulator(limits);
-  const out: ProviderEvent[] = [];
-  for (const e of events) out.push(...acc.push(e));
-  out.push(...acc.finish());
-  return { out, complete: acc.complete };
-}
-function fails(events: unknown[], limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS): ProviderError {
-  try {
-    run(events, limits);
-  } catch (e) {
-    assert(e instanceof ProviderError);
-    return e;
-  }
-  throw new Error("expected a failure");
-}
+const { run, fails } = accumulatorRunner((limits) => new AnthropicAccumulator(limits));
 const start = (index: number, content_block: unknown) => ({
   type: "content_block_start",
   index,

@@ -2,24 +2,9 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { ResponsesAccumulator } from "../../../server/provider/responses_accumulator.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "../../../server/provider/limits.ts";
-import { ProviderError, type ProviderEvent } from "../../../server/provider/types.ts";
+import { accumulatorRunner } from "./accumulator_support.ts";
 
-function run(events: unknown[], limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS) {
-  const acc = new ResponsesAccumulator(limits);
-  const out: ProviderEvent[] = [];
-  for (const e of events) out.push(...acc.push(e));
-  out.push(...acc.finish());
-  return { out, complete: acc.complete };
-}
-function fails(events: unknown[], limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS): ProviderError {
-  try {
-    run(events, limits);
-  } catch (e) {
-    assert(e instanceof ProviderError);
-    return e;
-  }
-  throw new Error("expected a failure");
-}
+const { run, fails } = accumulatorRunner((limits) => new ResponsesAccumulator(limits));
 const fc = { id: "fc_1", type: "function_call", call_id: "call_1", name: "glob", arguments: "" };
 const rs = {
   id: "rs_1",
