@@ -25,6 +25,7 @@
  * @module
  */
 import * as path from "node:path";
+import { scvPath, SYSTEM_PATH } from "./bash_env.ts";
 import { isInside } from "./workspace.ts";
 
 /** A write the workspace rules refuse; its message is meant for the model. */
@@ -88,17 +89,6 @@ trap - EXIT
 
 /** The longest message of the helper that is kept. */
 const MAX_MESSAGE = 1000;
-
-/** The PATH the helper runs with: the user's, else the usual system directories. */
-function helperPath(): string {
-  try {
-    const p = Deno.env.get("PATH");
-    if (p) return p;
-  } catch {
-    // Without --allow-env the fallback does.
-  }
-  return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
-}
 
 function granted(desc: Deno.PermissionDescriptor): boolean {
   return Deno.permissions.querySync(desc).state === "granted";
@@ -204,7 +194,7 @@ export async function atomicWrite(
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
-      env: { PATH: helperPath(), LC_ALL: "C" },
+      env: { PATH: scvPath(SYSTEM_PATH), LC_ALL: "C" },
       clearEnv: true,
     }).spawn();
   } catch (err) {

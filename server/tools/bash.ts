@@ -36,7 +36,7 @@ import {
 } from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
-import { callEnv } from "./bash_env.ts";
+import { callEnv, scvPath, SYSTEM_PATH } from "./bash_env.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
@@ -122,17 +122,6 @@ kill -KILL -- "-$root" 2>/dev/null
 exit 0
 `;
 
-/** The PATH the kill helper runs with: the user's, else the usual system directories. */
-function helperPath(): string {
-  try {
-    const p = Deno.env.get("PATH");
-    if (p) return p;
-  } catch {
-    // Without --allow-env the fallback does.
-  }
-  return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
-}
-
 /**
  * Kills every process of the call whose bash has pid `root` (see `KILL_SCRIPT`). Never throws:
  * processes that are already gone are the goal.
@@ -154,7 +143,7 @@ async function killCall(
       stdin: "null",
       stdout: "null",
       stderr: "null",
-      env: { PATH: helperPath() },
+      env: { PATH: scvPath(SYSTEM_PATH) },
       clearEnv: true,
     }).output();
     return;

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { callEnv, DEFAULT_PATH, type EnvSource } from "../../../server/tools/bash_env.ts";
+import {
+  callEnv,
+  DEFAULT_PATH,
+  type EnvSource,
+  scvPath,
+  SYSTEM_PATH,
+} from "../../../server/tools/bash_env.ts";
 
 function source(env: Record<string, string>, listable = true): EnvSource {
   return { all: () => listable ? { ...env } : undefined, get: (n) => env[n] };
@@ -57,4 +63,10 @@ Deno.test("under a scoped --allow-env each name is read on its own and globs bey
 
 Deno.test("a call without PATH gets the usual system directories", () => {
   assert.equal(callEnv({ passthrough: [], secrets: [] }, source({})).PATH, DEFAULT_PATH);
+});
+
+Deno.test("helper commands get scv's own PATH when it has one, whatever the fallback", () => {
+  const own = Deno.env.get("PATH");
+  assert(own, "the test runs with a PATH");
+  assert.deepEqual([scvPath(), scvPath(SYSTEM_PATH)], [own, own]);
 });
