@@ -145,27 +145,14 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
   }
   try {
     const port = listener ? String(listener.addr.port) : "";
-    const prepared = await sandbox.prepare(workspace, [
-      "bash",
-      "-c",
-      LIVE_SCRIPT,
-      "scv-check",
-      outside,
-      String(Deno.pid),
-      port,
-    ]);
+    const argv = ["bash", "-c", LIVE_SCRIPT, "scv-check", outside, String(Deno.pid), port];
+    const prepared = await sandbox.prepare(workspace, [...argv]);
     if (prepared.kind !== "sandboxed") {
       return { error: prepared.kind === "refused" ? prepared.message : "not sandboxed" };
     }
     const spec = prepared.spec;
     const { args } = sandbox.backend.command(spec, [
-      "bash",
-      "-c",
-      LIVE_SCRIPT,
-      "scv-check",
-      outside,
-      String(Deno.pid),
-      port,
+      ...argv,
       ...spec.hidden.map((h) => h.path),
     ]);
     const out = await new Deno.Command(prepared.command, {
