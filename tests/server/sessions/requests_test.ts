@@ -6,7 +6,14 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { text, toolCalls } from "../../support/mock_openai.ts";
 import type { Ev, ServerProcess } from "../../support/server_process.ts";
-import { startServer, startSession, withRecording, withServer, workspace } from "./support.ts";
+import {
+  startServer,
+  startSession,
+  withRecording,
+  withServer,
+  withStoppedServer,
+  workspace,
+} from "./support.ts";
 
 async function request(server: ServerProcess, message: Record<string, unknown>): Promise<Ev> {
   const requestId = `r-${crypto.randomUUID().slice(0, 8)}`;
@@ -147,10 +154,8 @@ Deno.test("session.history, session.compact and session.list refuse what they ca
 
 Deno.test("session.compact with one turn removes nothing; with more it keeps the last turn, recorded", async () => {
   await withRecording(() => text("answer"), async ({ mock, state, cwd }) => {
-    const a = await startServer(state, mock.baseUrl);
-    let id: string;
-    try {
-      id = (await startSession(a, cwd)).session_id;
+    const id = await withStoppedServer(state, mock.baseUrl, async (a) => {
+      const id = (await startSession(a, cwd)).session_id;
       await a.runTurn(id, "only turn");
       const none = await request(a, { type: "session.compact", session_id: id });
       assertEquals(none.type, "context.compacted");
@@ -168,10 +173,8 @@ Deno.test("session.compact with one turn removes nothing; with more it keeps the
       assertEquals(compacted.seq, done.seq + 1);
       assert(compacted.after_tokens > 0);
       await a.stop();
-    } catch (e) {
-      await a.kill();
-      throw e;
-    }
+      return id;
+    });
     await withServer(state, mock.baseUrl, async (b) => {
       await startSession(b, cwd, id);
       await b.runTurn(id, "fourth turn");

@@ -16,6 +16,7 @@ import {
   withRecording,
   withServer,
   withStateDir,
+  withStoppedServer,
   workspace,
 } from "./support.ts";
 
@@ -126,16 +127,12 @@ Deno.test("resume last with no session recorded for the cwd is session_not_found
 Deno.test("resuming a session recorded for another cwd is invalid_request", async () => {
   await withRecording([text("ok")], async ({ mock, state, cwd }) => {
     const other = await workspace(state);
-    const a = await startServer(state, mock.baseUrl);
-    let id: string;
-    try {
-      id = (await startSession(a, cwd)).session_id;
+    const id = await withStoppedServer(state, mock.baseUrl, async (a) => {
+      const id = (await startSession(a, cwd)).session_id;
       await a.runTurn(id, "hello");
       await a.stop();
-    } catch (e) {
-      await a.kill();
-      throw e;
-    }
+      return id;
+    });
     await withServer(state, mock.baseUrl, async (b) => {
       const reply = await startSession(b, other, id);
       assertEquals(reply.type, "error");
@@ -171,10 +168,8 @@ Deno.test("a session open in one server cannot be resumed by another at the same
 
 Deno.test("session.configure's model and policy apply to the next turn and survive a resume", async () => {
   await withRecording(() => text("ok"), async ({ mock, state, cwd }) => {
-    const a = await startServer(state, mock.baseUrl, { config: { model: "first-model" } });
-    let id: string;
-    try {
-      id = (await startSession(a, cwd)).session_id;
+    const id = await withStoppedServer(state, mock.baseUrl, async (a) => {
+      const id = (await startSession(a, cwd)).session_id;
       await a.send({
         type: "session.configure",
         request_id: "cfg",
@@ -189,10 +184,8 @@ Deno.test("session.configure's model and policy apply to the next turn and survi
       await a.runTurn(id, "hello");
       assertEquals(mock.requests.at(-1)!.body.model, "second-model");
       await a.stop();
-    } catch (e) {
-      await a.kill();
-      throw e;
-    }
+      return id;
+    }, { config: { model: "first-model" } });
     const b = await startServer(state, mock.baseUrl, { config: { model: "first-model" } });
     try {
       const resumed = await startSession(b, cwd, id);
@@ -289,16 +282,12 @@ Deno.test("a session resumes when a dummy key and a literal provider header spel
         config: { provider_headers: { "X-Title": "scv" } },
         env: { OPENAI_API_KEY: "ollama" },
       };
-      const a = await startServer(state, mock.baseUrl, options);
-      let id: string;
-      try {
-        id = (await startSession(a, cwd)).session_id;
+      const id = await withStoppedServer(state, mock.baseUrl, async (a) => {
+        const id = (await startSession(a, cwd)).session_id;
         await a.runTurn(id, "ask ollama about scv");
         assertEquals(await a.stop(), 0);
-      } catch (e) {
-        await a.kill();
-        throw e;
-      }
+        return id;
+      }, options);
       const b = await startServer(state, mock.baseUrl, options);
       try {
         const resumed = await startSession(b, cwd, "last");
@@ -343,16 +332,12 @@ Deno.test("an Anthropic session recorded with a one-letter dummy key resumes wit
       config: { provider: "anthropic" as const, approval_policy: "never" as const },
       env: { ANTHROPIC_API_KEY: "k" },
     };
-    const a = await startServer(state, mock.baseUrl, options);
-    let id: string;
-    try {
-      id = (await startSession(a, cwd)).session_id;
+    const id = await withStoppedServer(state, mock.baseUrl, async (a) => {
+      const id = (await startSession(a, cwd)).session_id;
       assertEquals((await a.runTurn(id, "list the files")).done.type, "turn.completed");
       assertEquals(await a.stop(), 0);
-    } catch (e) {
-      await a.kill();
-      throw e;
-    }
+      return id;
+    }, options);
     const b = await startServer(state, mock.baseUrl, options);
     try {
       assertEquals((await startSession(b, cwd, id)).type, "session.started");

@@ -89,6 +89,25 @@ export async function withServer(
   }
 }
 
+/**
+ * Runs `fn` against a server recording into `state` and gives back what it returns; `fn` stops
+ * the server itself (a test may check its exit status), and a failure kills it instead.
+ */
+export async function withStoppedServer<T>(
+  state: StateDir,
+  baseUrl: string,
+  fn: (server: ServerProcess) => Promise<T>,
+  options: StartOptions = {},
+): Promise<T> {
+  const server = await startServer(state, baseUrl, options);
+  try {
+    return await fn(server);
+  } catch (e) {
+    await server.kill();
+    throw e;
+  }
+}
+
 /** Sends `session.start` (optionally resuming) and returns the reply: session.started or error. */
 export async function startSession(
   server: ServerProcess,
