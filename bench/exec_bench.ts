@@ -15,9 +15,18 @@
  *
  * Run: `deno run -A bench/exec_bench.ts [RUNS]` (`deno task bench:exec`); with
  * `SCV_BEFORE_CHECKOUT=DIR` the scv rows are repeated for the checkout in DIR, interleaved.
+ * It needs `--allow-all`: Deno lets only that read another process's `/proc/PID/*`, and without
+ * it peak RSS and CPU would read as 0.
  */
 
 const RUNS = Number(Deno.args[0] ?? 5);
+try {
+  Deno.readTextFileSync(`/proc/${Deno.pid}/status`);
+} catch {
+  throw new Error(
+    "exec_bench needs --allow-all to read /proc (peak RSS and CPU); run `deno task bench:exec`",
+  );
+}
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
 const FLAGS = [
