@@ -10,9 +10,10 @@
 import { DEFAULT_CONFIG } from "../server/config.ts";
 import { serve } from "../server/serve.ts";
 import type { ChatMessage } from "../server/provider/types.ts";
-import { type RecordedSessionView, Recorder } from "../server/sessions/recorder.ts";
+import { Recorder } from "../server/sessions/recorder.ts";
 import { encodeRecord, FORMAT_VERSION, type SessionRecord } from "../server/sessions/records.ts";
 import { SessionStore } from "../server/sessions/store.ts";
+import { FakeSession as View } from "../tests/server/sessions/fake_session.ts";
 
 const SESSIONS = 1_000;
 const TURNS = 5_000;
@@ -25,19 +26,6 @@ const workspace = await Deno.realPath(await Deno.makeTempDir({ dir: root, prefix
 
 function options(dir: string) {
   return { dir, secrets: ["sk-bench-key"], retentionDays: 30, maxSessions: 100_000, log: () => {} };
-}
-
-/** A live session as the recorder sees it. */
-class View implements RecordedSessionView {
-  readonly id = crypto.randomUUID();
-  history: ChatMessage[] = [];
-  usage = { input_tokens: 0, output_tokens: 0 };
-  compactedMessages = 0;
-  lastSeq = 0;
-  model = "m";
-  approvalPolicy = "on-risk";
-  configured = false;
-  constructor(readonly cwd: string) {}
 }
 
 /** Plays one turn through a recorder: prompt, a tool call and its result, the answer. */

@@ -4,11 +4,11 @@
  * recorded history replaying to the live one.
  */
 import assert from "node:assert/strict";
-import type { ChatMessage } from "../../../server/provider/types.ts";
-import { type RecordedSessionView, Recorder } from "../../../server/sessions/recorder.ts";
+import { Recorder } from "../../../server/sessions/recorder.ts";
 import { replay } from "../../../server/sessions/records.ts";
 import { MAX_SESSION_FILE_BYTES } from "../../../server/sessions/session_file.ts";
 import { INDEX_FILE } from "../../../server/sessions/session_index.ts";
+import { FakeSession } from "./fake_session.ts";
 import {
   INDEX_COMPACT_EVERY,
   SessionLookupError,
@@ -38,19 +38,6 @@ function store(dir: string, options: Partial<StoreOptions> = {}): SessionStore {
     now: () => NOW,
     ...options,
   });
-}
-
-/** A live session as a recorder sees it, driven by the test. */
-class FakeSession implements RecordedSessionView {
-  readonly id = crypto.randomUUID();
-  history: ChatMessage[] = [];
-  usage = { input_tokens: 0, output_tokens: 0 };
-  compactedMessages = 0;
-  lastSeq = 0;
-  model = "m";
-  approvalPolicy = "on-risk";
-  configured = false;
-  constructor(readonly cwd: string) {}
 }
 
 /** Records `turns` complete turns of a new session; returns the session, recorder closed. */
