@@ -7,6 +7,7 @@
  */
 import * as path from "node:path";
 import type { SandboxMode } from "../config.ts";
+import { isInside as within } from "../tools/workspace.ts";
 import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";
 
 /** The sandbox settings of the configuration, with `~` and scv's own directories resolved. */
@@ -77,11 +78,6 @@ export function scvDirectories(env: (name: string) => string | undefined): strin
     else if (home?.startsWith("/")) dirs.push(path.join(home, fallback!, "scv"));
   }
   return dirs;
-}
-
-/** Whether `p` is `root` or below it (both absolute, normalised). */
-export function within(root: string, p: string): boolean {
-  return p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
 
 /** The physical path of `p`, or undefined when nothing is there (or it cannot be seen). */

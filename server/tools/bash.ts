@@ -40,7 +40,7 @@ import { callEnv, scvPath, SYSTEM_PATH } from "./bash_env.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
-import { within } from "../sandbox/policy.ts";
+import { isInside } from "./workspace.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -239,7 +239,7 @@ async function run(
   const env = callEnv({ passthrough: options.passthrough ?? [], secrets: ctx.secretEnv });
   // A TMPDIR the sandbox does not let the command write (or hides under its private /tmp)
   // would break every mktemp; the private /tmp is what it may use.
-  if (spec && env.TMPDIR !== undefined && !spec.writable.some((w) => within(w, env.TMPDIR!))) {
+  if (spec && env.TMPDIR !== undefined && !spec.writable.some((w) => isInside(w, env.TMPDIR!))) {
     env.TMPDIR = "/tmp";
   }
   const marker = `${CALL_MARKER}=${crypto.randomUUID()}`;

@@ -57,47 +57,28 @@ Deno.test("the fast exec parser agrees with commander whenever it answers (fast-
   assert(compared >= 100, `only ${compared} command lines were compared`);
 });
 
-Deno.test("the fast server parser agrees with commander whenever it answers (fast-check)", async () => {
-  let compared = 0;
-  await fc.assert(
-    fc.asyncProperty(fc.array(words, { maxLength: 6 }), async (rest) => {
-      const args = ["server", ...rest];
-      const fast = parseServerArgs(args);
-      if (fast === undefined) return;
-      compared++;
-      const full = await commander(args);
-      assert(full.kind === "server", JSON.stringify(args));
-      assertEquals(
-        [full.flags.config, full.flags.model, full.flags.approvalPolicy],
-        [fast.config, fast.model, fast.approvalPolicy],
-        JSON.stringify(args),
-      );
-    }),
-    { numRuns: 300 },
-  );
-  assert(compared >= 30, `only ${compared} command lines were compared`);
-});
-
-Deno.test("the fast acp parser agrees with commander whenever it answers (fast-check)", async () => {
-  let compared = 0;
-  await fc.assert(
-    fc.asyncProperty(fc.array(words, { maxLength: 6 }), async (rest) => {
-      const args = ["acp", ...rest];
-      const fast = parseServerArgs(args, "acp");
-      if (fast === undefined) return;
-      compared++;
-      const full = await commander(args);
-      assert(full.kind === "acp", JSON.stringify(args));
-      assertEquals(
-        [full.flags.config, full.flags.model, full.flags.approvalPolicy],
-        [fast.config, fast.model, fast.approvalPolicy],
-        JSON.stringify(args),
-      );
-    }),
-    { numRuns: 300 },
-  );
-  assert(compared >= 30, `only ${compared} command lines were compared`);
-});
+for (const kind of ["server", "acp"] as const) {
+  Deno.test(`the fast ${kind} parser agrees with commander whenever it answers (fast-check)`, async () => {
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(words, { maxLength: 6 }), async (rest) => {
+        const args = [kind, ...rest];
+        const fast = parseServerArgs(args, kind);
+        if (fast === undefined) return;
+        compared++;
+        const full = await commander(args);
+        assert(full.kind === kind, JSON.stringify(args));
+        assertEquals(
+          [full.flags.config, full.flags.model, full.flags.approvalPolicy],
+          [fast.config, fast.model, fast.approvalPolicy],
+          JSON.stringify(args),
+        );
+      }),
+      { numRuns: 300 },
+    );
+    assert(compared >= 30, `only ${compared} command lines were compared`);
+  });
+}
 
 Deno.test("the fast exec parser takes the common command lines", () => {
   assertEquals(parseExecArgs(["exec", "--json", "--config", "c.jsonc", "hi"]), {

@@ -25,6 +25,21 @@ async function dirs() {
   return d;
 }
 
+/** The whole environment of a locked-down child: PATH, XDG dirs under `d.top`, the mock provider. */
+function lockedEnv(
+  d: { top: string },
+  baseUrl: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    XDG_CONFIG_HOME: `${d.top}/config`,
+    XDG_STATE_HOME: `${d.top}/state`,
+    OPENAI_BASE_URL: baseUrl,
+    ...extra,
+  };
+}
+
 sandboxTest(
   "scv exec runs a sandboxed bash call end to end under the README's locked-down flags",
   async () => {
@@ -47,15 +62,11 @@ sandboxTest(
         ],
         cwd: d.workspace,
         clearEnv: true,
-        env: {
-          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        env: lockedEnv(d, mock.baseUrl, {
           HOME: Deno.env.get("HOME") ?? d.top,
-          XDG_CONFIG_HOME: `${d.top}/config`,
-          XDG_STATE_HOME: `${d.top}/state`,
-          OPENAI_BASE_URL: mock.baseUrl,
           OPENAI_API_KEY: "sk-locked-down-test",
           NO_COLOR: "1",
-        },
+        }),
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -88,12 +99,7 @@ Deno.test("scv exec under locked-down flags skips an unreadable optional config 
       args: ["run", ...flags, MAIN, "exec", "hi"],
       cwd: d.workspace,
       clearEnv: true,
-      env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        XDG_CONFIG_HOME: `${d.top}/config`,
-        XDG_STATE_HOME: `${d.top}/state`,
-        OPENAI_BASE_URL: mock.baseUrl,
-      },
+      env: lockedEnv(d, mock.baseUrl),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -132,12 +138,7 @@ sandboxTest(
           "auto",
         ],
         clearEnv: true,
-        env: {
-          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-          XDG_CONFIG_HOME: `${d.top}/config`,
-          XDG_STATE_HOME: `${d.top}/state`,
-          OPENAI_BASE_URL: mock.baseUrl,
-        },
+        env: lockedEnv(d, mock.baseUrl),
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",

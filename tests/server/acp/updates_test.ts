@@ -131,25 +131,35 @@ Deno.test("a completed write carries a diff block with the old and new text", ()
   assertEquals(m.call("w"), undefined);
 });
 
-Deno.test("a new file's diff has a null old text", () => {
-  const m = mapper();
+/** Proposes a write_file call "w", completes it with `diff`, and returns the first update. */
+function proposeAndCompleteWrite(
+  m: UpdateMapper,
+  path: string,
+  content: string,
+  success: boolean,
+  output: string,
+  diff: { path: string; oldText: string | null; newText: string },
+) {
   m.map({
     type: "tool.proposed",
     call_id: "w",
     name: "write_file",
-    arguments: { path: "n.txt", content: "x" },
+    arguments: { path, content },
   });
   const [u] = m.map(
-    {
-      type: "tool.completed",
-      call_id: "w",
-      name: "write_file",
-      success: true,
-      output: "Created",
-      truncated: false,
-    },
-    { path: "/ws/n.txt", oldText: null, newText: "x" },
+    { type: "tool.completed", call_id: "w", name: "write_file", success, output, truncated: false },
+    diff,
   );
+  return u;
+}
+
+Deno.test("a new file's diff has a null old text", () => {
+  const m = mapper();
+  const u = proposeAndCompleteWrite(m, "n.txt", "x", true, "Created", {
+    path: "/ws/n.txt",
+    oldText: null,
+    newText: "x",
+  });
   assertEquals((u as { content: unknown[] }).content[1], {
     type: "diff",
     path: "/ws/n.txt",
@@ -161,46 +171,22 @@ Deno.test("a new file's diff has a null old text", () => {
 Deno.test("a diff one byte over the bound is left out; at the bound it is kept", () => {
   for (const [bound, kept] of [[4, true], [3, false]] as const) {
     const m = mapper(bound);
-    m.map({
-      type: "tool.proposed",
-      call_id: "w",
-      name: "write_file",
-      arguments: { path: "a", content: "cd" },
+    const u = proposeAndCompleteWrite(m, "a", "cd", true, "ok", {
+      path: "/ws/a",
+      oldText: "ab",
+      newText: "cd",
     });
-    const [u] = m.map(
-      {
-        type: "tool.completed",
-        call_id: "w",
-        name: "write_file",
-        success: true,
-        output: "ok",
-        truncated: false,
-      },
-      { path: "/ws/a", oldText: "ab", newText: "cd" },
-    );
     assertEquals((u as { content: unknown[] }).content.length, kept ? 2 : 1);
   }
 });
 
 Deno.test("a failed write carries no diff", () => {
   const m = mapper();
-  m.map({
-    type: "tool.proposed",
-    call_id: "w",
-    name: "write_file",
-    arguments: { path: "a", content: "c" },
+  const u = proposeAndCompleteWrite(m, "a", "c", false, "denied", {
+    path: "/ws/a",
+    oldText: "a",
+    newText: "a",
   });
-  const [u] = m.map(
-    {
-      type: "tool.completed",
-      call_id: "w",
-      name: "write_file",
-      success: false,
-      output: "denied",
-      truncated: false,
-    },
-    { path: "/ws/a", oldText: "a", newText: "a" },
-  );
   assertEquals((u as { content: unknown[] }).content.length, 1);
 });
 

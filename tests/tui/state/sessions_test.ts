@@ -370,39 +370,32 @@ Deno.test("a model list whose current model is past the listed rows names it in 
   assert(text.startsWith("Models (the current one, gpt-test, is further down"), text);
 });
 
-Deno.test("/model NAME warns when the provider's list, once fetched, does not have NAME", () => {
+/** Lists gpt-a and gpt-test, then `/model NAME` and its `session.configured`: the items shown. */
+function setListedModel(name: string) {
   const s = readyState();
   applyModelList(s, { models: ["gpt-a", "gpt-test"] });
   drainOutbox(s);
-  const [configure] = enter(s, "/model gpt-z");
+  const [configure] = enter(s, `/model ${name}`);
   applyEvent(s, {
     type: "session.configured",
     request_id: configure!.request_id!,
     session_id: "s1",
     seq: 1,
-    model: "gpt-z",
+    model: name,
     approval_policy: "on-risk",
   });
-  const items = drainOutbox(s);
+  return drainOutbox(s);
+}
+
+Deno.test("/model NAME warns when the provider's list, once fetched, does not have NAME", () => {
+  const items = setListedModel("gpt-z");
   const last = items.at(-1)!;
   assert(last.kind === "notice" && last.level === "warn", JSON.stringify(items));
   assert(last.text.includes("The provider does not list gpt-z"), last.text);
 });
 
 Deno.test("/model NAME of a listed model sets it without a warning", () => {
-  const s = readyState();
-  applyModelList(s, { models: ["gpt-a", "gpt-test"] });
-  drainOutbox(s);
-  const [configure] = enter(s, "/model gpt-a");
-  applyEvent(s, {
-    type: "session.configured",
-    request_id: configure!.request_id!,
-    session_id: "s1",
-    seq: 1,
-    model: "gpt-a",
-    approval_policy: "on-risk",
-  });
-  const items = drainOutbox(s);
+  const items = setListedModel("gpt-a");
   assertEquals(items.map((i) => i.kind === "notice" && i.level), ["info"]);
 });
 
