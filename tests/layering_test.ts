@@ -99,8 +99,8 @@ Deno.test("the layering check finds a cycle between two folders of one layer", (
 });
 
 Deno.test("the layering check names a folder no layer holds", () => {
-  const g = graphOf([["server/images/png.ts", "server/utf8.ts"]]);
+  const g = graphOf([["server/widgets/png.ts", "server/utf8.ts"]]);
   assertEquals(layerViolations(g, "/r"), [
-    "server/images/png.ts: server/images is in no layer (place it in tests/support/layers.ts)",
+    "server/widgets/png.ts: server/widgets is in no layer (place it in tests/support/layers.ts)",
   ]);
 });

@@ -32,6 +32,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "server/mcp",
       "server/checkpoints",
       "server/hooks",
+      "server/images",
     ],
     may: ["protocol", "base", "lower"],
   },
