@@ -65,12 +65,15 @@ export type {
   AssistantMessage,
   ChatMessage,
   ChatToolCall,
+  ImagePart,
   Provider,
   ProviderData,
   ProviderEvent,
   ProviderRequest,
   ProviderUsage,
+  ToolMessage,
   ToolSpec,
+  UserMessage,
 } from "./server/provider/types.ts";
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";

@@ -5,6 +5,9 @@
  * @module
  */
 import { clip } from "../error_text.ts";
+import type { ImagePart } from "../images/image_part.ts";
+
+export type { ImagePart };
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
@@ -46,12 +49,34 @@ export interface AssistantMessage {
   provider_data?: ProviderData;
 }
 
+/** A user's message: the prompt and (scv 0.3) the images given with it. */
+export interface UserMessage {
+  /** Always the user. */
+  role: "user";
+  /** The prompt's text. */
+  content: string;
+  /** Images attached to the prompt, in order; omitted when none. */
+  images?: ImagePart[];
+}
+
+/** A tool call's result. */
+export interface ToolMessage {
+  /** Always a tool result. */
+  role: "tool";
+  /** The call it answers. */
+  tool_call_id: string;
+  /** The output the model sees. */
+  content: string;
+  /** scv 0.3: images the tool gives the model (read_file of an image); omitted when none. */
+  images?: ImagePart[];
+}
+
 /** A canonical chat message. */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | UserMessage
   | AssistantMessage
-  | { role: "tool"; tool_call_id: string; content: string };
+  | ToolMessage;
 
 /** A tool as offered to the model (OpenAI function format). */
 export interface ToolSpec {

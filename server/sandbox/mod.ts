@@ -60,9 +60,11 @@ export function sandboxSettings(
   return {
     mode: config.sandbox,
     network: config.sandbox_network,
-    writableRoots: config.sandbox_writable_roots,
+    writableRoots: config.sandbox_writable_roots.flatMap((p) => expandHome(p, home) ?? []),
     denyRead: config.sandbox_deny_read.flatMap((p) => expandHome(p, home) ?? []),
     scvDirs: scvDirectories(env),
+    readableRoots: config.sandbox_readable_roots.flatMap((p) => expandHome(p, home) ?? []),
+    home: home?.startsWith("/") ? home : undefined,
   };
 }
 
