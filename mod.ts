@@ -84,6 +84,6 @@ export type {
   McpServerCommon,
   McpServerConfig,
   McpStdioServerConfig,
-} from "./server/mcp/config.ts";
+} from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
 export type { McpStatus } from "./server/mcp/server.ts";
