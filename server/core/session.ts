@@ -10,7 +10,7 @@ import { BUILTIN_RULES } from "./rules/builtin.ts";
 import type { Rule } from "./rules/rule.ts";
 import { SessionRules } from "./rules/session_rules.ts";
 import type { Recorder } from "../sessions/recorder.ts";
-import { SeqCounter } from "../peon/writer.ts";
+import { SeqCounter } from "./seq.ts";
 
 /** A turn in progress. */
 export interface ActiveTurn {
