@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { scvPath, SYSTEM_PATH } from "./bash_env.ts";
+import { scvPath, SYSTEM_PATH } from "../core_env.ts";
 
 /** How the helper runs: bash itself, or bash inside bwrap with only the workspace writable. */
 export type HelperKind = "bash" | "bwrap";
