@@ -78,12 +78,13 @@ export type {
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
 export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
+export type { SandboxLimits } from "./server/sandbox_limits.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
 export type {
   McpHttpServerConfig,
   McpServerCommon,
   McpServerConfig,
   McpStdioServerConfig,
-} from "./server/mcp/config.ts";
+} from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

@@ -9,7 +9,7 @@
 import type { SandboxCheckOptions } from "./command_line.ts";
 import { loadConfigOrReport } from "../server/config.ts";
 import { openSandbox, type Sandbox, type SandboxSpec } from "../server/sandbox/mod.ts";
-import { scvPath } from "../server/tools/bash_env.ts";
+import { scvPath } from "../server/core_env.ts";
 
 const encoder = new TextEncoder();
 

@@ -5,14 +5,14 @@
  *
  * @module
  */
+import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
-import { stripUrlCredentials } from "./provider/redact.ts";
-import { type McpServerConfig, validateMcpServers } from "./mcp/config.ts";
+import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxLimits,
   validateSandboxLimits,
-} from "./sandbox/limits.ts";
+} from "./sandbox_limits.ts";
 
 /**
  * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
@@ -113,7 +113,7 @@ export interface Config {
   max_prompt_history_bytes: number;
   /** The client's prompt-history bound in items (reported in `session.started`). */
   max_prompt_history_items: number;
-  /** MCP servers by name (see server/mcp/config.ts); merged by name across config files. */
+  /** MCP servers by name (see server/mcp_servers.ts); merged by name across config files. */
   mcp_servers: Readonly<Record<string, McpServerConfig>>;
   /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;

@@ -6,8 +6,10 @@
  */
 import { clip } from "../error_text.ts";
 import type { ImagePart } from "../images/image_part.ts";
+// A tool as offered to the model is the tools' description of themselves (tools/ sits below).
+import type { ToolSpec } from "../tools/registry.ts";
 
-export type { ImagePart };
+export type { ImagePart, ToolSpec };
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
@@ -77,14 +79,6 @@ export type ChatMessage =
   | UserMessage
   | AssistantMessage
   | ToolMessage;
-
-/** A tool as offered to the model (OpenAI function format). */
-export interface ToolSpec {
-  /** Always a function. */
-  type: "function";
-  /** The tool's name, description for the model, and arguments as JSON Schema. */
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
 
 /** Token counts one provider call reported; a field is absent when not reported. */
 export interface ProviderUsage {

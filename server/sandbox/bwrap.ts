@@ -10,7 +10,7 @@
  * @module
  */
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import { helperSpec } from "./policy.ts";
 import { prlimitArgv } from "./limits.ts";
 

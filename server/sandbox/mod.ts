@@ -20,7 +20,7 @@ import {
   scvDirectories,
 } from "./policy.ts";
 import { probeOnce } from "./probe.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { pidsLauncher } from "./limits.ts";
 

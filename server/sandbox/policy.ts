@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import type { SandboxMode } from "../config.ts";
-import { isInside as within } from "../tools/workspace.ts";
+import { isInside as within } from "../workspace_dir.ts";
 import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";
 import type { SandboxLimits } from "./limits.ts";
 

@@ -13,7 +13,8 @@ import { Turn } from "../../core/turn.ts";
 import { utf8Length } from "../../utf8.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
-import { sessionConfig, turnEndOf } from "../recording.ts";
+import { sessionConfig } from "../recording.ts";
+import { turnEndOf } from "../../sessions/records.ts";
 
 /** Why this `turn.start` cannot start a turn on the session, or undefined when it can. */
 function refusal(
