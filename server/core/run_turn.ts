@@ -70,7 +70,17 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       await trim(turn, turn.start, deps);
     }
     const usage = turn.usage;
-    end = { type: "turn.completed", steps: turn.steps, ...(usage ? { usage } : {}) };
+    // scv's own count, for a client whose provider reports no usage (the status line's figure).
+    const counted = deps.context.count?.(turn.session.history, {
+      systemPrompt: deps.systemPrompt,
+      tools: deps.tools.specs(),
+    });
+    end = {
+      type: "turn.completed",
+      steps: turn.steps,
+      ...(usage ? { usage } : {}),
+      ...(counted !== undefined ? { context_tokens: counted } : {}),
+    };
   } catch (e) {
     turn.repairHistory();
     end = signal.aborted ? { type: "turn.cancelled" } : {
