@@ -59,6 +59,7 @@ export type ParsedCommand =
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
   | { kind: "sandbox-check"; options: SandboxCheckOptions }
+  | { kind: "protocol-schema" }
   | { kind: "tui"; options: TuiOptions };
 
 interface CommonOpts {
@@ -289,16 +290,27 @@ Examples:
       result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
     });
 
+  const protocol = program.command("protocol").description("the Peon wire protocol");
+  protocol.command("schema")
+    .description(
+      "print the JSON Schema (draft 2020-12) of every client message and server event, " +
+        "generated from the protocol's zod schemas",
+    )
+    .action(() => {
+      result = { kind: "protocol-schema" };
+    });
+
   // The TUI is the default command, so commander would take a mistyped command for a TUI
   // argument; name it as what it is instead.
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "sandbox", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "protocol", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions and sandbox ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, ` +
+          `sandbox and protocol ` +
           `(run scv --help)\n`,
       ),
     );
