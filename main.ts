@@ -61,6 +61,10 @@ async function main(args: string[]): Promise<number> {
       const { runProtocolSchema } = await import("./cli/protocol_schema.ts");
       return await runProtocolSchema();
     }
+    case "rules-check": {
+      const { runRulesCheck } = await import("./cli/rules_command.ts");
+      return await runRulesCheck(cmd.options);
+    }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");
       return await runTuiCommand(cmd.options);

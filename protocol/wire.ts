@@ -31,6 +31,8 @@ export const CLIENT_MESSAGE_TYPES = [
   "session.configure",
   // scv 0.2 (docs/mcp.md): MCP servers' state and tools.
   "mcp.status",
+  // scv 0.3 (docs/rules.md): the approval rules in force.
+  "rules.list",
 ] as const;
 
 /** A client message type name. */
@@ -71,6 +73,8 @@ export const SERVER_EVENT_KINDS = {
   "session.configured": "session",
   // scv 0.2 (docs/mcp.md).
   "mcp.status": "reply",
+  // scv 0.3 (docs/rules.md).
+  "rules.list": "reply",
   "error": "reply",
 } as const satisfies Record<string, EventKind>;
 
