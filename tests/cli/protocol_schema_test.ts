@@ -1,15 +1,16 @@
 /**
  * `scv protocol schema` prints one JSON Schema document (draft 2020-12) generated from the zod
  * tables: a definition for every client message and server event type of the wire's table, that
- * a standard validator (ajv) compiles strictly, accepting the protocol's example frames and
+ * a standard validator (ajv) compiles strictly, accepting the documentation's example frames and
  * refusing broken ones.
  */
 import { Ajv2020 } from "ajv/dist/2020";
 import { assert, assertEquals } from "../support/assert.ts";
 import { CLIENT_MESSAGE_TYPES, SERVER_EVENT_TYPES } from "../../protocol/wire.ts";
+import { ClientMessage } from "../../protocol/schema.ts";
+import { peonDocFrames } from "../support/doc_frames.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const FIXTURES = new URL("../protocol/fixtures/", import.meta.url);
 
 async function printedSchema(): Promise<Record<string, unknown>> {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -22,18 +23,14 @@ async function printedSchema(): Promise<Record<string, unknown>> {
   return JSON.parse(new TextDecoder().decode(out.stdout));
 }
 
-/** The example frames of the fixtures, each with the side it is sent from. */
+/** The documentation's example frames, each with the side it is sent from. */
 function exampleFrames(): Array<{ frame: unknown; client: boolean }> {
-  const frames: Array<{ frame: unknown; client: boolean }> = [];
-  for (const e of Deno.readDirSync(FIXTURES)) {
-    if (!e.name.endsWith(".ndjson")) continue;
-    const client = e.name.endsWith("client_messages.ndjson");
-    const text = Deno.readTextFileSync(new URL(e.name, FIXTURES));
-    for (const line of text.split("\n")) {
-      if (line.trim() !== "") frames.push({ frame: JSON.parse(line), client });
-    }
-  }
-  return frames;
+  return peonDocFrames().map((f) => {
+    const r = ClientMessage.safeParse(f.value);
+    const client = f.from === "client" ||
+      (f.from === undefined && r.success && JSON.stringify(r.data) === JSON.stringify(f.value));
+    return { frame: f.value, client };
+  });
 }
 
 Deno.test("scv protocol schema defines every message and event type of the wire's table", async () => {
