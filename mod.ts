@@ -48,6 +48,7 @@ export type {
   ArgumentIssue,
   ArgumentSchema,
   ArgumentsOf,
+  FileChangePreview,
   Tool,
   ToolContext,
   ToolLimits,
