@@ -83,4 +83,6 @@ export type {
   McpStdioServerConfig,
 } from "./server/mcp/config.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
+export type { ModelPrice } from "./server/provider/pricing.ts";
+export type { CommandHook, HookEvent, HooksConfig, MatcherGroup } from "./server/hooks/config.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

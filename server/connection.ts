@@ -27,6 +27,7 @@ import { errorText, quoteInput } from "./error_text.ts";
 import type { Session } from "./session.ts";
 import type { TurnEndObserver } from "./turn.ts";
 import type { SessionStore } from "./sessions/store.ts";
+import { endSessionHooks } from "./agent/hook_points.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./connection/context.ts";
@@ -174,6 +175,10 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Each session's SessionEnd hooks, bounded (hook_points.ts), before its file is released.
+    await Promise.allSettled(
+      [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
+    );
     // Every turn has ended (or was abandoned): release the session files' locks.
     for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});

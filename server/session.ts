@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "./provider/types.ts";
 import type { Recorder } from "./sessions/recorder.ts";
+import type { HookOutcome } from "./hooks/outcome.ts";
 import { SeqCounter } from "./writer.ts";
 
 /** A turn in progress. */
@@ -36,6 +37,8 @@ export interface HistoryCut {
 export interface UsageTotals {
   input_tokens: number;
   output_tokens: number;
+  /** scv 0.3: USD by `pricing`; omitted while no priced provider call was made. */
+  cost_usd?: number;
 }
 
 /**
@@ -67,6 +70,8 @@ export class Session {
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
   compactedMessages = 0;
   turn: ActiveTurn | undefined;
+  /** scv 0.3: the `SessionStart` hooks still running; the next turn takes what they decided. */
+  hookStart: Promise<HookOutcome> | undefined;
   #approvals = new Map<string, PendingApproval>();
 
   /**

@@ -15,6 +15,9 @@ import type { Turn } from "../turn.ts";
 import type { AgentDeps } from "./deps.ts";
 import { needsApproval } from "./approvals.ts";
 import { runTool } from "./run_tool.ts";
+import { hooksOf, postToolHooks, preToolHooks } from "./hook_points.ts";
+import { decideCall } from "../hooks/decision.ts";
+import type { HookOutcome } from "../hooks/outcome.ts";
 
 const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
@@ -109,7 +112,7 @@ async function riskGrew(
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv">,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices">,
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -133,7 +136,25 @@ export async function runToolCall(
   const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
   if (ready.kind === "refused") return await complete(failed(ready.output));
   const { tool, args, risk } = ready;
-  if (needsApproval(config.approval_policy, risk, tool)) {
+  const hooks = hooksOf(config);
+  const callInfo = { id: call.id, name, args };
+  const pre = await preToolHooks(hooks, turn.session, config, callInfo, signal);
+  await notify(turn, pre, deps);
+  if (pre?.stop) {
+    turn.stopRequested = pre.stop.reason;
+    return await complete(failed(`${HOOK_STOPPED} ${pre.stop.reason}`));
+  }
+  // Exit code 2: the call does not run, and the model reads why.
+  if (pre?.block !== undefined) return await complete(failed(pre.block));
+  const decision = decideCall({
+    policyAsks: needsApproval(config.approval_policy, risk, tool),
+    hook: pre?.permission,
+  });
+  if (decision === "deny") {
+    const why = pre?.permissionReason ?? "no reason given";
+    return await complete(failed(`A PreToolUse hook denied this tool call: ${why}`));
+  }
+  if (decision === "ask") {
     const approved = await deps.approvals.request({
       call_id: call.id,
       name,
@@ -156,7 +177,34 @@ export async function runToolCall(
     maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
     timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
   };
-  return await complete(
-    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv }),
-  );
+  const result = await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv });
+  if (!result.success || signal.aborted) return await complete(result);
+  const post = await postToolHooks(hooks, turn.session, config, callInfo, result, signal)
+    .catch(() => undefined);
+  await notify(turn, post, deps).catch(() => {});
+  if (post?.stop) turn.stopRequested = post.stop.reason;
+  // The call ran; what its hooks say reaches the model after its output.
+  const notes = [
+    ...(post?.block !== undefined ? [`PostToolUse hook feedback:\n${post.block}`] : []),
+    ...(post?.context !== undefined ? [`PostToolUse hook context:\n${post.context}`] : []),
+  ];
+  if (notes.length === 0) return await complete(result);
+  return await complete({ ...result, output: [result.output, ...notes].join("\n\n") });
+}
+
+/** What the model reads for a call a hook's `continue: false` stopped before it ran. */
+const HOOK_STOPPED = "A hook ended the turn before this call ran:";
+
+/** Sends a hook outcome's notices, to a client that takes them. */
+async function notify(
+  turn: Turn,
+  outcome: HookOutcome | undefined,
+  deps: Pick<AgentDeps, "notices" | "signal">,
+): Promise<void> {
+  if (!deps.notices || !outcome?.notices) return;
+  for (const message of outcome.notices) {
+    await turn.emit("turn.notice", {
+      message: truncateText(message, turn.fieldBudget).text,
+    }, deps.signal);
+  }
 }

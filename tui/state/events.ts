@@ -75,6 +75,13 @@ function contextEstimate(event: ServerEventOf<"turn.completed">): number | undef
   return Math.round(((usage.input_tokens ?? 0) + (usage.output_tokens ?? 0)) / steps);
 }
 
+/** Keeps the session's cost as a turn's end reports it. */
+function noteCost(state: ClientState, event: { session_cost_usd?: number | undefined }): void {
+  if (state.session && event.session_cost_usd !== undefined) {
+    state.session.costUsd = event.session_cost_usd;
+  }
+}
+
 function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[] {
   if (event.fatal) {
     notice(state, "error", `Server error (${event.code}): ${event.message}`);
@@ -149,6 +156,8 @@ export const EVENT_HANDLERS: EventTable = {
         resumed: event.resumed === true,
         sandbox: event.sandbox,
         mcpServers: event.mcp_servers ?? [],
+        costUsd: event.session_cost_usd,
+        hooks: event.hooks ?? [],
       };
       state.model = event.model;
       state.cwd = event.cwd;
@@ -202,6 +211,8 @@ export const EVENT_HANDLERS: EventTable = {
       state.transcriptBytes = 0;
       // The outbox stays: what is waiting was never shown, and the cleared frame writes it.
       state.contextTokens = undefined;
+      // The server dropped the usage totals, its cost among them.
+      if (state.session) state.session.costUsd = undefined;
       notice(state, "info", "Session cleared: the conversation starts afresh");
       return [{ kind: "clear-screen" }];
     },
@@ -368,6 +379,7 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.completed": {
     scope: "turn",
     apply(state, event, turn) {
+      noteCost(state, event);
       const estimate = contextEstimate(event);
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
@@ -378,7 +390,8 @@ export const EVENT_HANDLERS: EventTable = {
   },
   "turn.cancelled": {
     scope: "turn",
-    apply(state) {
+    apply(state, event) {
+      noteCost(state, event);
       endTurn(state, "(the turn was cancelled before this call completed)", "cancelled");
       notice(state, "warn", "Turn cancelled");
       restoreQueued(state);
@@ -388,6 +401,7 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.failed": {
     scope: "turn",
     apply(state, event) {
+      noteCost(state, event);
       endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
       restoreQueued(state);

@@ -14,6 +14,7 @@ export {
   contextPercent,
   contextUnknown,
   formatTokens,
+  formatUsd,
   mcpLine,
   sandboxLabel,
   toolSummary,

@@ -185,6 +185,13 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /**
+   * scv 0.3: the session's cost so far in USD (`session_cost_usd` of `session.started` and of
+   * each turn's end); undefined while the server reported none (no `pricing` for the model).
+   */
+  costUsd?: number | undefined;
+  /** scv 0.3: the configured hooks' matcher groups, as `session.started` lists them. */
+  hooks?: NonNullable<ServerEventOf<"session.started">["hooks"]>;
 }
 
 /** Requests of the session (not of a turn) whose reply the TUI waits for. */
