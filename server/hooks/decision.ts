@@ -4,7 +4,8 @@
  * plugged in without touching it.
  *
  * - `deny` from a rule or a hook refuses the call, under every policy (`never` included);
- * - else `ask` from a rule or a hook asks, under every policy;
+ * - else `ask` from a hook asks under every policy, and a rule's `ask` under every policy but
+ *   `never` (CONTRACT.md: under `never`, `ask` rules run);
  * - else a hook's `allow` runs the call without asking (it never overrides a rule's `deny` or
  *   `ask`, nor a hook's);
  * - else a rule's `allow` runs it;
@@ -23,6 +24,8 @@ export interface DecisionInputs {
   rule?: PermissionDecision | undefined;
   /** Whether the approval policy alone would ask. */
   policyAsks: boolean;
+  /** Whether the policy is `never`, under which a rule's `ask` runs the call. */
+  never?: boolean;
   /** The `PreToolUse` hooks' combined decision; omitted: none gave one. */
   hook?: PermissionDecision | undefined;
 }
@@ -39,12 +42,13 @@ export interface DecisionInputs {
  * assert.equal(decideCall({ policyAsks: true, hook: "allow" }), "allow");
  * assert.equal(decideCall({ rule: "ask", policyAsks: false, hook: "allow" }), "ask");
  * assert.equal(decideCall({ policyAsks: true }), "ask");
+ * assert.equal(decideCall({ rule: "ask", policyAsks: false, never: true }), "allow");
  * ```
  */
 export function decideCall(inputs: DecisionInputs): CallDecision {
   const { rule, hook } = inputs;
   if (rule === "deny" || hook === "deny") return "deny";
-  if (rule === "ask" || hook === "ask") return "ask";
+  if (hook === "ask" || (rule === "ask" && !inputs.never)) return "ask";
   if (hook === "allow" || rule === "allow") return "allow";
   return inputs.policyAsks ? "ask" : "allow";
 }

@@ -6,7 +6,12 @@
  * @module
  */
 import { truncateText } from "../tools/output.ts";
-import { DEFAULT_HOOK_TIMEOUT_S, hookCounts, type HookEvent, type HooksConfig } from "./config.ts";
+import {
+  DEFAULT_HOOK_TIMEOUT_S,
+  hookCounts,
+  type HookEvent,
+  type HooksConfig,
+} from "../hooks_config.ts";
 import { matches } from "./matcher.ts";
 import { combineOutcomes, type HookExit, type HookOutcome, readHookExit } from "./outcome.ts";
 import { type HookRun, runHookCommand } from "./run_command.ts";

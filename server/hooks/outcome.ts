@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { HookEvent } from "./config.ts";
+import type { HookEvent } from "../hooks_config.ts";
 
 /** How a hook process ended, as the runner saw it. */
 export type HookExit =
