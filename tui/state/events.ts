@@ -19,6 +19,7 @@ import {
 } from "./model.ts";
 import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { notifyEffects } from "./notify.ts";
 import { mcpLine, toolSummary } from "./format.ts";
 import { allowingRule, describeRule } from "./always_allow.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
@@ -321,7 +322,7 @@ export const EVENT_HANDLERS: EventTable = {
         choice: "approve",
       };
       phase(turn, "approval");
-      return NONE;
+      return notifyEffects(state, `scv: approval needed: ${event.summary}`);
     },
   },
   "tool.started": {
@@ -385,7 +386,8 @@ export const EVENT_HANDLERS: EventTable = {
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);
       const next = state.queued.shift();
-      return next === undefined ? NONE : startTurn(state, next);
+      if (next !== undefined) return startTurn(state, next);
+      return notifyEffects(state, "scv: the turn is done");
     },
   },
   "turn.cancelled": {
@@ -405,7 +407,7 @@ export const EVENT_HANDLERS: EventTable = {
       endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
       restoreQueued(state);
-      return NONE;
+      return notifyEffects(state, `scv: the turn failed (${event.code})`);
     },
   },
 };

@@ -20,6 +20,7 @@ export {
   toolSummary,
 } from "./format.ts";
 export { applyEvent, EVENT_HANDLERS } from "./events.ts";
+export { notificationBytes, notifyEffects } from "./notify.ts";
 export type { EventHandler, EventScope, EventTable } from "./events.ts";
 export {
   ACTIONS,

@@ -301,6 +301,10 @@ export interface ClientState {
    * server, so going back to one is a switch, not a resume. Oldest first, bounded.
    */
   otherSessions: Map<string, { info: SessionInfo; lastSeq: number }>;
+  /** scv 0.3: whether the terminal has focus, as its focus reports say (true until told). */
+  focused: boolean;
+  /** scv 0.3: the `notify` setting: notify when unfocused. */
+  notify: boolean;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -322,7 +326,9 @@ export type Effect =
   /** Fetch the provider's models (`GET {base_url}/models`) and call `applyModelList`. */
   | { kind: "list-models" }
   /** Index the workspace's files and call `applyWorkspaceIndex`. */
-  | { kind: "index-files" };
+  | { kind: "index-files" }
+  /** scv 0.3: tell the user, who is in another window (OSC 9 or BEL, see `notify.ts`). */
+  | { kind: "notify"; message: string };
 
 /** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
 export const REPLY_TIMEOUT_MS = 5000;
@@ -351,6 +357,8 @@ export interface CreateStateOptions {
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
+  /** The `notify` setting (default true). */
+  notify?: boolean;
 }
 
 /**
@@ -419,6 +427,8 @@ export function createState(options: CreateStateOptions): ClientState {
     readMention: options.readMention,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
+    focused: true,
+    notify: options.notify ?? true,
   };
 }
 
