@@ -13,6 +13,9 @@ import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
 import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
 import { attachRecorder, resumeSession } from "../recording.ts";
 import { workspaceDir } from "../../workspace_dir.ts";
+import { readEnv } from "../../config.ts";
+import { loadRules } from "../../core/rules/load.ts";
+import { RuleFileError } from "../../core/rules/rule.ts";
 import { startSessionHooks } from "../../core/hook_points.ts";
 import { workspaceHooksNotice } from "../../hooks/workspace_hooks.ts";
 
@@ -34,6 +37,13 @@ export async function sessionStart(
   if (refused !== undefined) return await cx.error(msg.request_id, "invalid_request", refused);
   const workspace = await workspaceDir(msg.cwd);
   if (!workspace.ok) return await cx.error(msg.request_id, "invalid_request", workspace.message);
+  let rules;
+  try {
+    rules = await loadRules(workspace.path, { env: readEnv });
+  } catch (e) {
+    if (!(e instanceof RuleFileError)) throw e;
+    return await cx.error(msg.request_id, "invalid_request", e.message);
+  }
   let session: Session;
   let resumed: Partial<SessionStartedBody> = {};
   if (msg.resume !== undefined) {
@@ -49,6 +59,7 @@ export async function sessionStart(
     session = new Session(workspace.path);
     attachRecorder(session, cx);
   }
+  session.rules = rules;
   const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
   const skipped = await workspaceHooksNotice(session.cwd);
   if (skipped !== undefined) {
