@@ -86,7 +86,11 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       for (const call of calls) {
         signal.throwIfAborted();
         const result = await runToolCall(turn, call, deps);
-        turn.append({ role: "tool", tool_call_id: call.id, content: result.output });
+        turn.append(
+          result.images?.length
+            ? { role: "tool", tool_call_id: call.id, content: result.output, images: result.images }
+            : { role: "tool", tool_call_id: call.id, content: result.output },
+        );
         if (turn.stopRequested !== undefined) break;
       }
       if (turn.stopRequested !== undefined) {

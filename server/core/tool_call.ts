@@ -143,7 +143,9 @@ function deniedByRule(view: RuleView): string {
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices">,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices"> & {
+    provider?: AgentDeps["provider"];
+  },
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -161,7 +163,8 @@ export async function runToolCall(
     };
     // The cancelled call's completion is still reported, so it is not interruptible.
     await turn.emit("tool.completed", { call_id: call.id, name, ...final });
-    return final;
+    // Images go to the model only, never into the event (the output says what they are).
+    return result.images?.length ? { ...final, images: result.images } : final;
   };
   const known = () => deps.tools.list().map((t) => t.name).join(", ") || "none";
   const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
@@ -229,7 +232,14 @@ export async function runToolCall(
     maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
     timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
   };
-  const result = await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv });
+  const images = deps.provider?.acceptsImages ? { maxImageBytes: config.max_image_bytes } : {};
+  const result = await runTool(tool, args, {
+    cwd,
+    signal,
+    limits,
+    secretEnv: deps.secretEnv,
+    ...images,
+  });
   if (!result.success || signal.aborted) return await complete(result);
   const post = await postToolHooks(hooks, turn.session, config, callInfo, result, signal)
     .catch(() => undefined);
