@@ -388,14 +388,36 @@ export class AcpSession {
       status: "pending",
       locations: toolLocations(request.name, request.arguments, request.cwd),
     };
+    const max = this.#o.config.max_server_frame_bytes;
+    const fits = (call: RequestPermissionRequest["toolCall"]) =>
+      fitsFrame({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "x",
+        params: { sessionId: this.id, toolCall: call, options: PERMISSION_OPTIONS },
+      }, max);
+    // What the call would change: the whole file as a diff where it fits, else the core's
+    // bounded unified diff as text, else nothing; the raw arguments where they fit beside it.
+    const change = request.change;
+    const contents: NonNullable<RequestPermissionRequest["toolCall"]["content"]>[] = [];
+    if (change && request.preview !== undefined) {
+      contents.push(
+        [{ type: "diff", path: change.absolute, oldText: change.before, newText: change.after }],
+        [{ type: "content", content: { type: "text", text: request.preview } }],
+      );
+    }
+    const candidates = [
+      ...contents.flatMap((content) => [
+        { ...toolCall, content, rawInput: request.arguments },
+        { ...toolCall, content },
+      ]),
+      { ...toolCall, rawInput: request.arguments },
+    ];
     const params: RequestPermissionRequest = {
       sessionId: this.id,
-      toolCall: { ...toolCall, rawInput: request.arguments },
+      toolCall: candidates.find(fits) ?? toolCall,
       options: [...PERMISSION_OPTIONS],
     };
-    const max = this.#o.config.max_server_frame_bytes;
-    // The summary is bounded; the raw arguments may not fit beside it.
-    if (!fitsFrame({ jsonrpc: "2.0", id: 0, method: "x", params }, max)) params.toolCall = toolCall;
     let outcome;
     try {
       outcome = (await this.#o.client.request("session/request_permission", params, {

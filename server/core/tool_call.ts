@@ -13,7 +13,8 @@ import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { truncateText } from "../tools/output.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
-import { needsApproval } from "./approvals.ts";
+import { type ApprovalRequest, needsApproval } from "./approvals.ts";
+import { changePreview, jsonBytes } from "./approval_preview.ts";
 import { runTool } from "./run_tool.ts";
 import { hooksOf, postToolHooks, preToolHooks } from "./hook_points.ts";
 import { decideCall } from "../hooks/decision.ts";
@@ -28,6 +29,12 @@ const DENIED_RESULT =
 
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
 const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+
+/**
+ * Bytes of `approval.requested` besides the request's fields and `request_id`: the type, the
+ * session, turn and approval ids, seq and the field names.
+ */
+const FRAME_ENVELOPE_BYTES = 512;
 
 /** The longest approval summary sent, whatever the frame limit. */
 const MAX_SUMMARY_BYTES = 64 * 1024;
@@ -204,7 +211,7 @@ export async function runToolCall(
     autoApproved = verdict.rule?.source === "session" ? "session rule" : "rule";
   }
   if (decision === "ask") {
-    const answer = await deps.approvals.request({
+    const request: ApprovalRequest = {
       call_id: call.id,
       name,
       arguments: args,
@@ -213,7 +220,18 @@ export async function runToolCall(
       cwd,
       ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
       ...(view && verdict.decision === "ask" ? { rule: view } : {}),
-    }, signal);
+    };
+    const change = await tool.preview?.(args, { cwd }).catch(() => undefined);
+    signal.throwIfAborted();
+    if (change) {
+      // What the frame has left once everything else in it is counted (the envelope's ids too).
+      const { arguments: _, ...shown } = request;
+      const room = config.max_server_frame_bytes - jsonBytes(shown) - jsonBytes(turn.requestId) -
+        FRAME_ENVELOPE_BYTES;
+      const preview = changePreview(change, room);
+      if (preview !== undefined) Object.assign(request, { preview, change });
+    }
+    const answer = await deps.approvals.request(request, signal);
     if (!answer) return await complete(failed(DENIED_RESULT));
     if (answer === "session") turn.session.remembered.remember({ tool: name, args, cwd });
   }

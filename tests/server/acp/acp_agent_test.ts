@@ -256,3 +256,28 @@ Deno.test("acp: the provider's key reaches no command, no update and no recorded
     },
   );
 });
+
+Deno.test("acp: an edit's permission request carries the change as a diff", async () => {
+  const script = [
+    toolCalls([{
+      id: "e1",
+      name: "edit_file",
+      arguments: { path: "n.txt", old_string: "two", new_string: "TWO" },
+    }]),
+    text("Edited."),
+  ];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    await Deno.writeTextFile(`${ws}/n.txt`, "one\ntwo\n");
+    const { sessionId } = await agent.newSession(ws);
+    assertEquals((await agent.prompt(sessionId, "Edit n.txt")).stopReason, "end_turn");
+    const asked = agent.permissionRequests[0]!;
+    assertEquals(asked.toolCall.content, [{
+      type: "diff",
+      path: `${ws}/n.txt`,
+      oldText: "one\ntwo\n",
+      newText: "one\nTWO\n",
+    }]);
+  });
+});
