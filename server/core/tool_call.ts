@@ -13,7 +13,8 @@ import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { truncateText } from "../tools/output.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
-import { needsApproval } from "./approvals.ts";
+import { type ApprovalRequest, needsApproval } from "./approvals.ts";
+import { changePreview, jsonBytes } from "./approval_preview.ts";
 import { runTool } from "./run_tool.ts";
 import { decide, type RuleVerdict } from "./rules/decide.ts";
 import { parseShell, type ShellParse } from "./rules/shell_commands.ts";
@@ -25,6 +26,12 @@ const DENIED_RESULT =
 
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
 const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+
+/**
+ * Bytes of `approval.requested` besides the request's fields and `request_id`: the type, the
+ * session, turn and approval ids, seq and the field names.
+ */
+const FRAME_ENVELOPE_BYTES = 512;
 
 /** The longest approval summary sent, whatever the frame limit. */
 const MAX_SUMMARY_BYTES = 64 * 1024;
@@ -140,7 +147,9 @@ function deniedByRule(view: RuleView): string {
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv">,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv"> & {
+    provider?: AgentDeps["provider"];
+  },
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -158,7 +167,8 @@ export async function runToolCall(
     };
     // The cancelled call's completion is still reported, so it is not interruptible.
     await turn.emit("tool.completed", { call_id: call.id, name, ...final });
-    return final;
+    // Images go to the model only, never into the event (the output says what they are).
+    return result.images?.length ? { ...final, images: result.images } : final;
   };
   const known = () => deps.tools.list().map((t) => t.name).join(", ") || "none";
   const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
@@ -181,7 +191,7 @@ export async function runToolCall(
     autoApproved = verdict.rule?.source === "session" ? "session rule" : "rule";
   }
   if (asks) {
-    const answer = await deps.approvals.request({
+    const request: ApprovalRequest = {
       call_id: call.id,
       name,
       arguments: args,
@@ -190,7 +200,18 @@ export async function runToolCall(
       cwd,
       ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
       ...(view && verdict.decision === "ask" ? { rule: view } : {}),
-    }, signal);
+    };
+    const change = await tool.preview?.(args, { cwd }).catch(() => undefined);
+    signal.throwIfAborted();
+    if (change) {
+      // What the frame has left once everything else in it is counted (the envelope's ids too).
+      const { arguments: _, ...shown } = request;
+      const room = config.max_server_frame_bytes - jsonBytes(shown) - jsonBytes(turn.requestId) -
+        FRAME_ENVELOPE_BYTES;
+      const preview = changePreview(change, room);
+      if (preview !== undefined) Object.assign(request, { preview, change });
+    }
+    const answer = await deps.approvals.request(request, signal);
     if (!answer) return await complete(failed(DENIED_RESULT));
     if (answer === "session") turn.session.remembered.remember({ tool: name, args, cwd });
   }
@@ -209,7 +230,8 @@ export async function runToolCall(
     maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
     timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
   };
+  const images = deps.provider?.acceptsImages ? { maxImageBytes: config.max_image_bytes } : {};
   return await complete(
-    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv }),
+    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv, ...images }),
   );
 }
