@@ -15,6 +15,7 @@ import {
   contextPercent,
   contextUnknown,
   formatTokens,
+  formatUsd,
   reasoningLine,
   sandboxLabel,
   sessionDate,
@@ -384,7 +385,8 @@ function turnLabel(state: ClientState): string {
 }
 
 /**
- * The status line: model, workspace, context use (tokens and percent of the window) and the
+ * The status line: model, workspace, context use (tokens and percent of the window, then the
+ * session's cost when the server reports one) and the
  * turn state. The turn state is always shown, at the right; when the width is short the
  * others give way to it: the workspace is shortened from its start, then left out, then the
  * model, then the context use shrinks to its percent, then goes.
@@ -398,7 +400,9 @@ export function statusLine(state: ClientState, view: View): string {
   const unknown = contextUnknown(state);
   const used = unknown ? "?" : formatTokens(ctx);
   const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
-  const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;
+  const cost = state.session?.costUsd;
+  const ctxText = (max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`) +
+    (cost !== undefined ? ` · ${formatUsd(cost)}` : "");
   const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.

@@ -388,6 +388,11 @@ function applyText(
  * ```
  */
 export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
+  // A focus report changes nothing on screen: only whether to notify.
+  if (ev.type === "focus") {
+    state.focused = ev.focused;
+    return [];
+  }
   state.version++;
   const wasArmed = state.exitArmed;
   state.exitArmed = false;

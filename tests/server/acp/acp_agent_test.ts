@@ -6,12 +6,12 @@ import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { type MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { withAgent } from "./support.ts";
 
-Deno.test("acp: initialize advertises embedded context, MCP capabilities and scv's version", async () => {
+Deno.test("acp: initialize advertises images, embedded context, MCP capabilities and scv's version", async () => {
   await withAgent([], {}, async (agent) => {
     const r = await agent.initialize();
     assertEquals(r.protocolVersion, 1);
     assertEquals(r.agentCapabilities?.promptCapabilities, {
-      image: false,
+      image: true,
       audio: false,
       embeddedContext: true,
     });
