@@ -1,0 +1,129 @@
+/**
+ * `turn.start`: checks the prompt and the session, then runs the turn as its own task (the
+ * input loop never waits for it) with the Peon sink and approvals.
+ *
+ * @module
+ */
+import type { ClientMessageOf } from "../../../protocol/schema.ts";
+import { clip, errorText } from "../../error_text.ts";
+import { ProviderConfigError } from "../../provider/config_error.ts";
+import type { ActiveTurn, Session } from "../../core/session.ts";
+import { Turn } from "../../core/turn.ts";
+import { utf8Length } from "../../utf8.ts";
+import { peonApprovals } from "../approvals.ts";
+import type { ConnectionContext } from "../context.ts";
+import { sessionConfig, turnEndOf } from "../recording.ts";
+
+/** Why this `turn.start` cannot start a turn on the session, or undefined when it can. */
+function refusal(
+  msg: ClientMessageOf<"turn.start">,
+  session: Session,
+  cx: ConnectionContext,
+): { code: "invalid_request" | "turn_active"; message: string } | undefined {
+  const { max_prompt_bytes } = cx.config;
+  if (msg.prompt.trim() === "") return { code: "invalid_request", message: "prompt is empty" };
+  const size = utf8Length(msg.prompt);
+  if (size > max_prompt_bytes) {
+    return {
+      code: "invalid_request",
+      message: `prompt of ${size} bytes exceeds max_prompt_bytes (${max_prompt_bytes})`,
+    };
+  }
+  if (session.turn) {
+    return {
+      code: "turn_active",
+      message: `session "${session.id}" is already running turn "${session.turn.id}"`,
+    };
+  }
+  return undefined;
+}
+
+/** Starts a turn; its events and its one terminal event follow from its own task. */
+export async function turnStart(
+  msg: ClientMessageOf<"turn.start">,
+  cx: ConnectionContext,
+): Promise<void> {
+  const session = await cx.sessionOf(msg);
+  if (!session) return;
+  const refused = refusal(msg, session, cx);
+  if (refused) return await cx.error(msg.request_id, refused.code, refused.message);
+  const maxFrameBytes = cx.config.max_server_frame_bytes;
+  const turnId = crypto.randomUUID();
+  const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
+  if (!Turn.canEnd(envelope, maxFrameBytes)) {
+    return await cx.error(
+      msg.request_id,
+      "invalid_request",
+      `this turn's events would not fit max_server_frame_bytes (${maxFrameBytes}) with this ` +
+        `request_id`,
+    );
+  }
+  const writer = cx.writer;
+  const turn = new Turn({
+    session,
+    requestId: msg.request_id,
+    prompt: msg.prompt,
+    id: turnId,
+    maxFrameBytes,
+    onEnd: async (end, t) => {
+      // On disk (fdatasync) before the client hears the turn ended.
+      await session.recorder?.endTurn(turnEndOf(end), session.seq.peek());
+      await cx.onTurnEnd?.(end, t);
+    },
+    sink: async (event, signal) => {
+      // Each completed step is recorded as the next event goes out.
+      session.recorder?.observe(event);
+      await writer.send(event, signal ? { signal } : {});
+    },
+  });
+  const active: ActiveTurn = {
+    id: turnId,
+    requestId: msg.request_id,
+    controller: new AbortController(),
+    done: Promise.resolve(),
+  };
+  session.turn = active;
+  active.done = (async () => {
+    try {
+      await runPeonTurn(turn, active.controller.signal, cx);
+    } catch (e) {
+      cx.log(`scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`);
+    } finally {
+      if (session.turn === active) session.turn = undefined;
+    }
+  })();
+  cx.track(active.done);
+}
+
+/** Loads what the turn needs and runs it; a failure to load still ends it with `turn.failed`. */
+async function runPeonTurn(turn: Turn, signal: AbortSignal, cx: ConnectionContext): Promise<void> {
+  let deps;
+  let systemPrompt;
+  try {
+    deps = await cx.deps();
+    systemPrompt = await deps.systemPrompt(turn.session.cwd);
+  } catch (e) {
+    const message = `cannot start the turn: ${errorText(e)}`;
+    cx.log(`scv-server: ${message}`);
+    turn.begin();
+    await turn.emit("turn.started", {});
+    // A provider that cannot be built as configured is the provider's failure, not scv's.
+    const code = e instanceof ProviderConfigError ? "provider_error" : "internal_error";
+    await turn.finish({ type: "turn.failed", code, message: clip(message, 500) });
+    return;
+  }
+  cx.tools = deps.tools;
+  // The agent loop (and zod, through the tool schemas) loads with the first turn.
+  const { runTurn } = await import("../../core/run_turn.ts");
+  await runTurn(turn, {
+    ...deps,
+    // What session.configure chose for this session.
+    config: sessionConfig(turn.session, deps.config),
+    systemPrompt,
+    approvals: peonApprovals(turn.session, turn),
+    signal,
+    // Reasoning and notices only for clients that asked for them in initialize.
+    reasoning: cx.capabilities.reasoning === true,
+    notices: cx.capabilities.notices === true,
+  });
+}
