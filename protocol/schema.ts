@@ -152,6 +152,29 @@ export const McpStatusMessage = z.object({
   request_id: requestId,
 });
 
+/** scv 0.3 `session.checkpoints`: the session's checkpoints (turns to rewind to), newest first. */
+export const SessionCheckpointsMessage = z.object({
+  type: z.literal("session.checkpoints"),
+  request_id: requestId,
+  session_id: id,
+});
+
+/**
+ * scv 0.3 `session.rewind`: on an idle session, puts the workspace's files back as they were
+ * before turn `turn_id` (`files`) and/or drops that turn and every later one from the
+ * conversation and the record (`conversation`). At least one of the two must be true.
+ */
+export const SessionRewindMessage = z.object({
+  type: z.literal("session.rewind"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+  files: z.boolean(),
+  conversation: z.boolean(),
+  /** scv's own: say what `files` would restore and remove, and change nothing. Omitted: false. */
+  dry_run: z.boolean().optional(),
+});
+
 /** Every client message, keyed by `type`. */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
@@ -165,6 +188,8 @@ export const CLIENT_MESSAGES = {
   "session.compact": SessionCompactMessage,
   "session.configure": SessionConfigureMessage,
   "mcp.status": McpStatusMessage,
+  "session.checkpoints": SessionCheckpointsMessage,
+  "session.rewind": SessionRewindMessage,
 } as const;
 
 // The plain list in constants.ts and this table must name the same types (checked by tsc).
@@ -185,6 +210,8 @@ export const ClientMessage = z.discriminatedUnion("type", [
   SessionCompactMessage,
   SessionConfigureMessage,
   McpStatusMessage,
+  SessionCheckpointsMessage,
+  SessionRewindMessage,
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -258,6 +285,11 @@ export const SessionStartedEvent = z.object({
    */
   last_seq: z.number().int().nonnegative().optional(),
   sandbox: SessionSandbox.optional(),
+  /**
+   * scv 0.3: whether the session keeps checkpoints of the workspace (`session.rewind`), and when
+   * not, why (git not on PATH, `checkpoints` false, ...). Omitted by servers before 0.3.
+   */
+  checkpoints: z.object({ enabled: z.boolean(), reason: z.string().optional() }).optional(),
   /**
    * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
    * record torn by a crash was dropped. Omitted when there is nothing to say.
@@ -490,6 +522,49 @@ export const McpStatusEvent = z.object({
   truncated: z.boolean().optional(),
 });
 
+/** One turn a session can rewind to, in `session.checkpoints`. */
+export const CheckpointSummary = z.object({
+  turn_id: id,
+  /** The turn's prompt as a title (a rewind's own checkpoint: "Rewind to before ..."). */
+  title: z.string(),
+  /** ISO 8601 UTC. */
+  created_at: z.string(),
+  /** Files the turn changed (created, changed or deleted); 0 for a turn that changed none. */
+  files_changed: z.number().int().nonnegative(),
+});
+
+/** scv 0.3 `session.checkpoints` (the reply): the turns to rewind to, newest first. */
+export const SessionCheckpointsEvent = z.object({
+  type: z.literal("session.checkpoints"),
+  request_id: requestId,
+  session_id: id,
+  turns: z.array(CheckpointSummary),
+  /** True when older turns were left out to fit the frame limit. */
+  truncated: z.boolean().optional(),
+});
+
+/** scv 0.3 `session.rewound`: the reply to `session.rewind`, what it did. */
+export const SessionRewoundEvent = z.object({
+  type: z.literal("session.rewound"),
+  request_id: requestId,
+  session_id: id,
+  seq,
+  turn_id: id,
+  /** Workspace-relative paths written back (changed or deleted since); empty without `files`. */
+  restored: z.array(z.string()),
+  /** Workspace-relative paths removed (created since). */
+  removed: z.array(z.string()),
+  /** Turns dropped from the conversation; 0 without `conversation`. */
+  conversation_turns_removed: z.number().int().nonnegative(),
+  /** True when `restored` or `removed` lists only the first paths, to fit the frame limit. */
+  truncated: z.boolean().optional(),
+  /** scv's own: the totals, which the lists fall short of when `truncated`. */
+  restored_count: z.number().int().nonnegative().optional(),
+  removed_count: z.number().int().nonnegative().optional(),
+  /** True on the answer to a `dry_run`: nothing was changed. */
+  dry_run: z.boolean().optional(),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -524,6 +599,8 @@ export const SERVER_EVENTS = {
   "history.end": HistoryEndEvent,
   "session.configured": SessionConfiguredEvent,
   "mcp.status": McpStatusEvent,
+  "session.checkpoints": SessionCheckpointsEvent,
+  "session.rewound": SessionRewoundEvent,
   "error": ErrorEvent,
 } as const;
 
@@ -551,6 +628,8 @@ export const ServerEvent = z.discriminatedUnion("type", [
   HistoryEndEvent,
   SessionConfiguredEvent,
   McpStatusEvent,
+  SessionCheckpointsEvent,
+  SessionRewoundEvent,
   ErrorEvent,
 ]);
 /** Any server event, as a type. */

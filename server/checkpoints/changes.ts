@@ -41,7 +41,9 @@ export interface SnapshotPlan {
 }
 
 /** The paths of `git ls-files -z -t` output, with whether each is tracked; directories dropped. */
-export function parseLsFilesTagged(fields: readonly string[]): { path: string; tracked: boolean }[] {
+export function parseLsFilesTagged(
+  fields: readonly string[],
+): { path: string; tracked: boolean }[] {
   const seen = new Map<string, boolean>();
   for (const f of fields) {
     // "T path": a one-letter tag and a space.
@@ -131,4 +133,3 @@ export function planRestore(fields: readonly string[]): RestorePlan {
   }
   return plan;
 }
-

@@ -162,7 +162,14 @@ export class ShadowRepo {
       const untrack = [...plan.untrack, ...ignored];
       if (untrack.length > 0) {
         await runGit(
-          ["rm", "--cached", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
+          [
+            "rm",
+            "--cached",
+            "-q",
+            "--ignore-unmatch",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+          ],
           { ...call, input: nulList(untrack) },
         );
       }

@@ -20,6 +20,7 @@ import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
+import { checkpointTurnEnd, checkpointTurnStart } from "./checkpoint_hooks.ts";
 
 /**
  * Runs one turn to its terminal event and resolves with it. Every outcome is an event: this
@@ -32,6 +33,7 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
   try {
     // Not interruptible: a turn that was accepted always shows its start before its end.
     await turn.emit("turn.started", {});
+    await checkpointTurnStart(turn, deps.notices);
     // The history bound applies to the prompt as soon as it is part of the history.
     await trim(turn, turn.start, deps);
     while (true) {
@@ -76,6 +78,8 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         : { code: "internal_error", message: errorText(e) }),
     };
   }
+  // Bounded in time like every snapshot, and taken for a cancelled or failed turn too.
+  await checkpointTurnEnd(turn, deps.notices);
   await turn.finish(end);
   return turn.end ?? end;
 }

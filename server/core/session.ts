@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../provider/types.ts";
 import type { Recorder } from "../sessions/recorder.ts";
+import type { SessionCheckpoints } from "../checkpoints/session_checkpoints.ts";
 import { SeqCounter } from "../peon/writer.ts";
 
 /** A turn in progress. */
@@ -62,6 +63,8 @@ export class Session {
   approvalPolicy: string | undefined;
   /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
   recorder: Recorder | undefined;
+  /** scv 0.3: snapshots of the workspace for `session.rewind`; undefined: checkpoints are off. */
+  checkpoints: SessionCheckpoints | undefined;
   history: ChatMessage[] = [];
   usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
   /** Compaction metadata: how many messages compaction and trimming removed so far. */

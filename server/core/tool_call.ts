@@ -15,6 +15,7 @@ import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
 import { needsApproval } from "./approvals.ts";
 import { runTool } from "./run_tool.ts";
+import { checkpointBeforeCall } from "./checkpoint_hooks.ts";
 
 const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
@@ -109,7 +110,7 @@ async function riskGrew(
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv">,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices">,
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -148,6 +149,8 @@ export async function runToolCall(
   signal.throwIfAborted();
   const grew = await riskGrew(ready, cwd);
   if (grew !== undefined) return await complete(failed(grew));
+  // The workspace as it was before the turn's first call that may change it.
+  await checkpointBeforeCall(turn, risk, signal, deps.notices);
   // Cancelled between approval and start: nothing ran, so no completion either.
   await turn.emit("tool.started", { call_id: call.id, name }, signal);
   // The cap the output will get anyway, so a tool that fits its own notes in the limit

@@ -15,6 +15,8 @@ import { sessionCompact } from "./handlers/session_compact.ts";
 import { sessionConfigure } from "./handlers/session_configure.ts";
 import { sessionHistory } from "./handlers/session_history.ts";
 import { sessionList } from "./handlers/session_list.ts";
+import { sessionCheckpoints } from "./handlers/session_checkpoints.ts";
+import { sessionRewind } from "./handlers/session_rewind.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
 import { turnStart } from "./handlers/turn_start.ts";
@@ -38,6 +40,8 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
   "mcp.status": mcpStatus,
+  "session.checkpoints": sessionCheckpoints,
+  "session.rewind": sessionRewind,
 };
 
 /** Runs the handler of a message's type. */

@@ -13,6 +13,7 @@ import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
 import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
 import { attachRecorder, resumeSession } from "../recording.ts";
 import { workspaceDir } from "../../workspace_dir.ts";
+import { checkpointSettings, openSessionCheckpoints } from "../../checkpoints/open.ts";
 
 /** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
 function refusal(cwd: string, cx: ConnectionContext): string | undefined {
@@ -48,12 +49,24 @@ export async function sessionStart(
     attachRecorder(session, cx);
   }
   const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
+  const checkpoints = await cx.checkpoints();
+  if (checkpoints.enabled) {
+    session.checkpoints = await openSessionCheckpoints(
+      checkpoints,
+      session.cwd,
+      session.id,
+      checkpointSettings(cx.config),
+    );
+  }
   try {
     await cx.send<"session.started">({
       type: "session.started",
       request_id: msg.request_id,
       ...sessionStartedBody(session, cx.config, {
         sandbox,
+        checkpoints: checkpoints.enabled
+          ? { enabled: true }
+          : { enabled: false, reason: checkpoints.reason },
         ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
       }),
       ...resumed,
