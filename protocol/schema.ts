@@ -533,6 +533,9 @@ export const CheckpointSummary = z.object({
   files_changed: z.number().int().nonnegative(),
 });
 
+/** One turn a session can rewind to, as a type. */
+export type CheckpointSummary = z.infer<typeof CheckpointSummary>;
+
 /** scv 0.3 `session.checkpoints` (the reply): the turns to rewind to, newest first. */
 export const SessionCheckpointsEvent = z.object({
   type: z.literal("session.checkpoints"),

@@ -28,7 +28,7 @@ export interface SnapshotLimits {
 
 /** What a snapshot does with its candidates. */
 export interface SnapshotPlan {
-  /** Paths to stage with `git add -A` (new, changed, deleted). */
+  /** Paths to stage with `git update-index --add --remove` (new, changed, deleted). */
   add: string[];
   /** Tracked paths to drop from the index (now oversized or no longer a file). */
   untrack: string[];

@@ -8,13 +8,15 @@
  */
 import type { Config } from "../config.ts";
 import { stateDir } from "../sessions/paths.ts";
+import { configSecrets, Redactor } from "../sessions/redact.ts";
 import { scvPath } from "../tools/bash_env.ts";
 import { ShadowRepo } from "./repo.ts";
 import { type CheckpointSettings, SessionCheckpoints } from "./session_checkpoints.ts";
 
 /** Checkpoints for a process: where they live, or why there are none. */
 export type CheckpointsState =
-  | { enabled: true; dir: string }
+  /** `redact` takes the provider's secrets out of a line before it is written. */
+  | { enabled: true; dir: string; redact: (line: string) => string }
   | { enabled: false; reason: string };
 
 /** The checkpoints directory for an environment (under scv's state directory). */
@@ -61,7 +63,11 @@ export async function checkpointsState(
   }
   const noGit = await gitUnavailable();
   if (noGit !== undefined) return { enabled: false, reason: noGit };
-  return { enabled: true, dir };
+  const headers = (config as { provider_headers?: Record<string, string> }).provider_headers;
+  const redactor = new Redactor(
+    configSecrets({ api_key_env: config.api_key_env, provider_headers: headers }, env),
+  );
+  return { enabled: true, dir, redact: (line) => redactor.line(line) };
 }
 
 /** The directory of a canonical workspace's shadow repository. */
@@ -87,5 +93,5 @@ export async function openSessionCheckpoints(
   settings: CheckpointSettings,
 ): Promise<SessionCheckpoints> {
   const repo = new ShadowRepo(await repoRoot(state.dir, workspace), workspace);
-  return new SessionCheckpoints(repo, sessionId, settings);
+  return new SessionCheckpoints(repo, sessionId, { ...settings, redact: state.redact });
 }

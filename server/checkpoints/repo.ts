@@ -159,25 +159,24 @@ export class ShadowRepo {
             `checkpoint_max_bytes (${limits.maxBytes})`,
         };
       }
+      // update-index takes the paths as they are: no pathspec matching, which costs
+      // paths × files in `git add --pathspec-from-file`.
       const untrack = [...plan.untrack, ...ignored];
       if (untrack.length > 0) {
-        await runGit(
-          [
-            "rm",
-            "--cached",
-            "-q",
-            "--ignore-unmatch",
-            "--pathspec-from-file=-",
-            "--pathspec-file-nul",
-          ],
-          { ...call, input: nulList(untrack) },
-        );
+        await runGit(["update-index", "-z", "--force-remove", "--stdin"], {
+          ...call,
+          input: nulList(untrack),
+        });
       }
       if (plan.add.length > 0) {
-        await runGit(
-          ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"],
-          { ...call, input: nulList(plan.add) },
-        );
+        // Every file counts as "big", so git streams them all into one pack instead of a loose
+        // object file each: a first snapshot of 10,000 files took 18 s creating files on this
+        // disk, 2.8 s as one pack. `git gc --auto` later merges the small packs.
+        const args = ["-c", "core.bigFileThreshold=1", "update-index", "-z", "--add"];
+        await runGit([...args, "--remove", "--stdin"], {
+          ...call,
+          input: nulList(plan.add),
+        });
       }
       const tree = new TextDecoder().decode((await runGit(["write-tree"], call)).stdout).trim();
       return { kind: "taken", tree, oversized: plan.oversized };
@@ -293,10 +292,25 @@ export class ShadowRepo {
 
   /** Lets git pack and prune when it thinks it should (`git gc --auto`), bounded in time. */
   async compact(signal?: AbortSignal): Promise<void> {
-    await runGit(["-c", "gc.pruneExpire=1.hour.ago", "gc", "--auto", "--quiet"], {
+    // In the foreground (no detached gc left running), and killed when the signal says.
+    const settings = ["-c", "gc.pruneExpire=1.hour.ago", "-c", "gc.autoDetach=false"];
+    await runGit([...settings, "gc", "--auto", "--quiet"], {
       gitDir: this.gitDir,
       signal: signal ?? AbortSignal.timeout(120_000),
     });
+  }
+
+  /** Packs in the repository: each snapshot adds one, `git gc --auto` merges them past 50. */
+  async packs(): Promise<number> {
+    let n = 0;
+    try {
+      for await (const e of Deno.readDir(`${this.gitDir}/objects/pack`)) {
+        if (e.name.endsWith(".pack")) n++;
+      }
+    } catch {
+      // no pack yet
+    }
+    return n;
   }
 }
 

@@ -23,6 +23,12 @@ import {
 /** How long one snapshot may take before it is given up (git killed) and skipped. */
 export const SNAPSHOT_TIMEOUT_MS = 5000;
 
+/** Packs past which a turn's end lets `git gc --auto` merge them (git's own limit is 50). */
+const PACKS_BEFORE_GC = 50;
+
+/** How long that may take before it is given up (the next turn end tries again). */
+const GC_TIMEOUT_MS = 30_000;
+
 /** The largest log read; a longer one (never written by scv) starts afresh. */
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
 
@@ -30,6 +36,8 @@ export const MAX_LOG_BYTES = 4 * 1024 * 1024;
 export interface CheckpointSettings extends SnapshotLimits {
   /** Omitted: {@link SNAPSHOT_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /** Takes secrets (the provider's key) out of a log line before it is written (titles). */
+  redact?: (line: string) => string;
 }
 
 /** One checkpoint as `session.checkpoints` lists it. */
@@ -122,10 +130,15 @@ export class SessionCheckpoints {
 
   async #append(records: LogRecord[]): Promise<void> {
     await Deno.mkdir(`${this.#repo.root}/sessions`, { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(this.#logPath, records.map(encodeLogRecord).join(""), {
+    await Deno.writeTextFile(this.#logPath, this.#encode(records), {
       append: true,
       mode: 0o600,
     });
+  }
+
+  #encode(records: readonly LogRecord[]): string {
+    const redact = this.#settings.redact ?? ((l: string) => l);
+    return records.map((r) => redact(encodeLogRecord(r))).join("");
   }
 
   /** Drops checkpoints' refs and rewrites the log without them. */
@@ -140,7 +153,7 @@ export class SessionCheckpoints {
     await Deno.mkdir(`${this.#repo.root}/sessions`, { recursive: true, mode: 0o700 });
     await Deno.writeTextFile(
       tmp,
-      recordsOf(this.#checkpoints ?? []).map(encodeLogRecord).join(""),
+      this.#encode(recordsOf(this.#checkpoints ?? [])),
       { mode: 0o600 },
     );
     await Deno.rename(tmp, this.#logPath);
@@ -264,6 +277,11 @@ export class SessionCheckpoints {
     c.after = s.tree;
     c.files = files;
     await this.#append([{ t: "after", id: c.id, tree: s.tree, files }]);
+    // Two snapshots a turn add two packs; git merges them once there are more than 50, which
+    // takes a moment, so only then and bounded.
+    if (await this.#repo.packs() > PACKS_BEFORE_GC) {
+      await this.#repo.compact(AbortSignal.timeout(GC_TIMEOUT_MS)).catch(() => {});
+    }
     return [];
   }
 

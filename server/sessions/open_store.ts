@@ -39,6 +39,13 @@ export function openSessionStore(
       retentionDays: config.session_retention_days,
       maxSessions: config.max_sessions,
       log,
+      // Loaded only when retention deleted something, so startup pays nothing for it.
+      onDeleted: async (ids) => {
+        const { checkpointsDir } = await import("../checkpoints/open.ts");
+        const { removeSessionCheckpoints } = await import("../checkpoints/retention.ts");
+        const cpDir = checkpointsDir(env);
+        if (cpDir !== undefined) await removeSessionCheckpoints(cpDir, ids, log);
+      },
     });
     store.ready.catch((e) =>
       log(

@@ -34,6 +34,8 @@ export interface StoreOptions {
   log: (line: string) => void;
   /** The clock, for tests of retention. */
   now?: () => number;
+  /** Told which sessions retention deleted (their checkpoints go with them). */
+  onDeleted?: (ids: readonly string[]) => Promise<void>;
 }
 
 /** Why a session cannot be resumed, with the protocol error code it maps to. */
@@ -167,6 +169,7 @@ export class SessionStore {
           `${this.#o.maxSessions}): ${ids}`,
       );
     }
+    if (deleted.length > 0) await this.#o.onDeleted?.(deleted);
     if (deleted.length > 0 || rewriteIndex) {
       await this.#index.rewrite([...kept, ...busy].sort(newestFirst));
     }

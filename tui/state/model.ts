@@ -15,6 +15,7 @@ export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"
 export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
+import type { RewindFlow } from "./rewind.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
@@ -185,6 +186,10 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /** scv 0.3: whether the server keeps checkpoints (undefined: it does not say). */
+  checkpoints?: boolean | undefined;
+  /** Why checkpoints are off, when they are. */
+  checkpointsWhy?: string | undefined;
 }
 
 /** Requests of the session (not of a turn) whose reply the TUI waits for. */
@@ -269,6 +274,10 @@ export interface ClientState {
   /** Session requests awaiting their reply. */
   pending: PendingRequests;
   picker: SessionPicker | undefined;
+  /** `/undo` or `/rewind` on its way (see `rewind.ts`). */
+  rewind: RewindFlow | undefined;
+  /** Esc was pressed on an empty idle composer; a second one opens the rewind picker. */
+  escArmed: boolean;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
   /** The local time zone's offset from UTC in minutes, for the picker's times. */
@@ -400,6 +409,8 @@ export function createState(options: CreateStateOptions): ClientState {
     approvalPolicy: options.approvalPolicy ?? "on-risk",
     pending: {},
     picker: undefined,
+    rewind: undefined,
+    escArmed: false,
     search: undefined,
     customCommands: options.customCommands ?? [],
     providerModels: undefined,

@@ -242,3 +242,20 @@ Deno.test("the checkpoint log skips torn lines and forgets dropped turns", () =>
   assertEquals(folded.checkpoints.map((c) => c.id), ["a"]);
   assertEquals(folded.forgotten, ["b"]);
 });
+
+Deno.test("the packs snapshots add are merged by git gc once there are more than 50", async () => {
+  await withDirs(async (ws, state) => {
+    const cp = session(ws, state);
+    const repo = new ShadowRepo(`${state}/repo`, ws);
+    let most = 0;
+    for (let i = 0; i < 30; i++) {
+      await turn(cp, `t${i}`, async () => await Deno.writeTextFile(`${ws}/f`, `${i}`));
+      most = Math.max(most, await repo.packs());
+    }
+    // Two packs a turn: 60 without the merge.
+    assert(most <= 51, `${most} packs`);
+    assert(await repo.packs() < 50);
+    // Every snapshot is still there: the first turn rewinds.
+    assertEquals((await cp.rewindFiles("t0")).removed, ["f"]);
+  });
+});
