@@ -60,27 +60,31 @@ export { AnthropicProvider } from "./server/provider/anthropic.ts";
 export { OpenAIResponsesProvider } from "./server/provider/openai_responses.ts";
 export type { ProviderOptions } from "./server/provider/options.ts";
 export type { RetryPolicy } from "./server/provider/retry.ts";
-export { ProviderError } from "./server/provider/types.ts";
+export { ProviderError, type ProviderQuote } from "./server/provider/types.ts";
 export type {
   AssistantMessage,
   ChatMessage,
   ChatToolCall,
+  ImagePart,
   Provider,
   ProviderData,
   ProviderEvent,
   ProviderRequest,
   ProviderUsage,
+  ToolMessage,
   ToolSpec,
+  UserMessage,
 } from "./server/provider/types.ts";
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
 export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
+export type { SandboxLimits } from "./server/sandbox_limits.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
 export type {
   McpHttpServerConfig,
   McpServerCommon,
   McpServerConfig,
   McpStdioServerConfig,
-} from "./server/mcp/config.ts";
+} from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

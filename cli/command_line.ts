@@ -16,6 +16,8 @@ export interface ExecOptions {
   cwd: string | undefined;
   /** A recorded session to add the turn to: its id, or `"last"` (`--continue`). */
   resume?: string | undefined;
+  /** scv 0.3: image files to attach to the prompt (`--image FILE`, repeatable), in order. */
+  images?: string[];
 }
 
 /** Options of `scv sandbox check`. */
@@ -23,6 +25,15 @@ export interface SandboxCheckOptions {
   flags: ConfigFlags;
   /** The workspace to check (default: the current directory). */
   cwd: string | undefined;
+}
+
+/** Options of `scv rules check`. */
+export interface RulesCheckOptions {
+  flags: ConfigFlags;
+  /** The workspace whose rules file counts; undefined: the current directory. */
+  cwd: string | undefined;
+  /** One argument: a command line; several: the words of one command. */
+  words: string[];
 }
 
 /** Options of `scv sessions`. */
@@ -59,6 +70,7 @@ export type ParsedCommand =
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
   | { kind: "sandbox-check"; options: SandboxCheckOptions }
+  | { kind: "rules-check"; options: RulesCheckOptions }
   | { kind: "tui"; options: TuiOptions };
 
 interface CommonOpts {
@@ -163,6 +175,7 @@ Examples:
   scv exec "summarise README.md"        one turn, answer on stdout
   scv server --config scv.jsonc         Peon protocol on stdin/stdout
   scv acp                               an ACP agent for editors (Zed and others) on stdin/stdout
+  scv rules check -- git push --force   what the approval rules decide for a command
 `,
     );
 
@@ -231,10 +244,16 @@ Examples:
     .option("--json", "print the Peon events as NDJSON on stdout instead of text")
     .option("-c, --continue", "add the turn to the newest session recorded for this directory")
     .option("--session <id>", "add the turn to recorded session ID (see scv sessions)")
+    .option(
+      "--image <file>",
+      "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more, at most 8",
+      (file: string, all: string[]) => [...all, nonEmptyPath(file)],
+      [] as string[],
+    )
     .action(
       (
         prompt: string,
-        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string },
+        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string; image?: string[] },
       ) => {
         if (o.continue && o.session !== undefined) {
           exec.error(
@@ -250,6 +269,7 @@ Examples:
             json: o.json === true,
             cwd: o.cwd,
             ...(resume !== undefined ? { resume } : {}),
+            ...(o.image?.length ? { images: o.image } : {}),
           },
         };
       },
@@ -289,16 +309,27 @@ Examples:
       result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
     });
 
+  const rules = program.command("rules").description("the approval rules (see the README)");
+  common(rules.command("check"), true)
+    .argument("<command...>", "after --: a command line as one argument, or a command's words")
+    .description(
+      "print what the approval rules decide for a bash command and the rule that decides it " +
+        "(the user's rules file, then the workspace's, then the built-in rules)",
+    )
+    .action((words: string[], o: CommonOpts) => {
+      result = { kind: "rules-check", options: { flags: flagsOf(o), cwd: o.cwd, words } };
+    });
+
   // The TUI is the default command, so commander would take a mistyped command for a TUI
   // argument; name it as what it is instead.
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "sandbox", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions and sandbox ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, sandbox and rules ` +
           `(run scv --help)\n`,
       ),
     );

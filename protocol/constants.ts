@@ -87,6 +87,8 @@ export const CLIENT_MESSAGE_TYPES = [
   // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
   "session.checkpoints",
   "session.rewind",
+  // scv 0.3 (docs/rules.md): the approval rules in force.
+  "rules.list",
 ] as const;
 /** A client message type name. */
 export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 
 /** The most stdout one git call may give before it is refused (path lists of big trees). */
 export const MAX_GIT_OUTPUT_BYTES = 64 * 1024 * 1024;

@@ -9,7 +9,7 @@
 import type { Config } from "../config.ts";
 import { stateDir } from "../sessions/paths.ts";
 import { configSecrets, Redactor } from "../sessions/redact.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import { ShadowRepo } from "./repo.ts";
 import { type CheckpointSettings, SessionCheckpoints } from "./session_checkpoints.ts";
 

@@ -18,6 +18,7 @@ import { sessionList } from "./handlers/session_list.ts";
 import { sessionCheckpoints } from "./handlers/session_checkpoints.ts";
 import { sessionRewind } from "./handlers/session_rewind.ts";
 import { sessionStart } from "./handlers/session_start.ts";
+import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
 import { turnStart } from "./handlers/turn_start.ts";
 
@@ -42,6 +43,7 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "mcp.status": mcpStatus,
   "session.checkpoints": sessionCheckpoints,
   "session.rewind": sessionRewind,
+  "rules.list": rulesList,
 };
 
 /** Runs the handler of a message's type. */

@@ -9,6 +9,8 @@
  * @module
  */
 import { ChatAccumulator } from "./chat_accumulator.ts";
+import { chatMessages } from "./chat_request.ts";
+import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
 import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
@@ -17,13 +19,7 @@ import type { ProviderOptions } from "./options.ts";
 import type { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
-import {
-  type ChatMessage,
-  type Provider,
-  ProviderError,
-  type ProviderEvent,
-  type ProviderRequest,
-} from "./types.ts";
+import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
 
@@ -52,6 +48,8 @@ export interface OpenAIProviderOptions extends ProviderOptions {
  * ```
  */
 export class OpenAIProvider implements Provider {
+  /** Every model of this API may be sent images (a model that cannot answers with an error). */
+  readonly acceptsImages = true;
   #limits: ResponseLimits;
   #http: ProviderHttp;
   #redactor: Redactor;
@@ -81,6 +79,7 @@ export class OpenAIProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
+      checkImageLimits(request.messages, OPENAI_IMAGE_LIMITS);
       let withTools = request.tools.length > 0 && !this.#noTools.has(request.model);
       let refusedTools = this.#noTools.get(request.model);
       let res;
@@ -148,7 +147,7 @@ export class OpenAIProvider implements Provider {
   #body(request: ProviderRequest, withTools: boolean): string {
     return JSON.stringify({
       model: request.model,
-      messages: request.messages.map(outgoing),
+      messages: chatMessages(request.messages),
       ...(withTools ? { tools: request.tools } : {}),
       stream: true,
       ...(this.#noStreamOptions ? {} : { stream_options: { include_usage: true } }),
@@ -165,20 +164,14 @@ export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
   content_filter: "withheld part of the answer (content filter)",
 });
 
-/** A canonical message as Chat Completions takes it: only what this API knows goes out. */
-function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {
-  if (m.role !== "assistant" || m.provider_data === undefined) return m;
-  const { provider_data: _, ...rest } = m;
-  return rest;
-}
-
 /** An SSE `error:` field or `event: error` (older llama.cpp): the provider's own message. */
 function sseError(data: string): ProviderError {
   const msg = errorTextOf(data) || "no details";
-  return new ProviderError(
-    "provider_error",
-    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
-  );
+  return new ProviderError("provider_error", {
+    before: "Provider reported an error: ",
+    text: msg,
+    max: MAX_DETAIL_CHARS,
+  });
 }
 
 /** A 400/422 whose body names the field: the server does not accept it. */

@@ -4,6 +4,12 @@
  *
  * @module
  */
+import { clip } from "../error_text.ts";
+import type { ImagePart } from "../images/image_part.ts";
+// A tool as offered to the model is the tools' description of themselves (tools/ sits below).
+import type { ToolSpec } from "../tools/registry.ts";
+
+export type { ImagePart, ToolSpec };
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
@@ -45,20 +51,34 @@ export interface AssistantMessage {
   provider_data?: ProviderData;
 }
 
+/** A user's message: the prompt and (scv 0.3) the images given with it. */
+export interface UserMessage {
+  /** Always the user. */
+  role: "user";
+  /** The prompt's text. */
+  content: string;
+  /** Images attached to the prompt, in order; omitted when none. */
+  images?: ImagePart[];
+}
+
+/** A tool call's result. */
+export interface ToolMessage {
+  /** Always a tool result. */
+  role: "tool";
+  /** The call it answers. */
+  tool_call_id: string;
+  /** The output the model sees. */
+  content: string;
+  /** scv 0.3: images the tool gives the model (read_file of an image); omitted when none. */
+  images?: ImagePart[];
+}
+
 /** A canonical chat message. */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | UserMessage
   | AssistantMessage
-  | { role: "tool"; tool_call_id: string; content: string };
-
-/** A tool as offered to the model (OpenAI function format). */
-export interface ToolSpec {
-  /** Always a function. */
-  type: "function";
-  /** The tool's name, description for the model, and arguments as JSON Schema. */
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
+  | ToolMessage;
 
 /** Token counts one provider call reported; a field is absent when not reported. */
 export interface ProviderUsage {
@@ -104,16 +124,37 @@ export type ProviderFailureCode = "provider_error" | "response_limit" | "tool_li
 export class ProviderError extends Error {
   /** The `turn.failed` code this maps to. */
   readonly code: ProviderFailureCode;
-  /** Builds the error. */
-  constructor(code: ProviderFailureCode, message: string) {
-    super(message);
+  /**
+   * The provider's own text the message quotes, kept whole: the provider's `callError` redacts
+   * it and only then cuts it to `max` (cutting first could leave the start of a key).
+   */
+  readonly quote?: ProviderQuote;
+  /** Builds the error; a {@link ProviderQuote} is shown cut until the provider redacts it. */
+  constructor(code: ProviderFailureCode, message: string | ProviderQuote) {
+    super(typeof message === "string" ? message : message.before + clip(message.text, message.max));
     this.name = "ProviderError";
     this.code = code;
+    if (typeof message !== "string") this.quote = message;
   }
+}
+
+/** Provider text quoted in an error: `before`, then `text` cut to `max` characters. */
+export interface ProviderQuote {
+  /** scv's own words (no provider text). */
+  before: string;
+  /** The provider's text, whole (bounded by the event and body caps). */
+  text: string;
+  /** Characters of `text` shown, after redaction. */
+  max: number;
 }
 
 /** Anything that can answer a chat request by streaming. */
 export interface Provider {
+  /**
+   * scv 0.3: whether the API takes images (its models may still refuse them). Omitted: it does
+   * not, and `read_file` of an image says so instead of giving the image.
+   */
+  readonly acceptsImages?: boolean;
   /**
    * One provider call, pulled by the caller (backpressure and cancellation follow from
    * pulling). Throws {@link ProviderError} on failure and the signal's reason when cancelled;

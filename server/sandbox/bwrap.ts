@@ -10,8 +10,9 @@
  * @module
  */
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import { helperSpec } from "./policy.ts";
+import { prlimitArgv } from "./limits.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -37,27 +38,21 @@ function depth(p: string): number {
  * ```
  */
 export function bwrapArgs(spec: SandboxSpec, argv: readonly string[]): string[] {
-  const args = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-  ];
-  if (spec.mode === "workspace-write") {
-    for (const dir of [...spec.writable].sort((a, b) => depth(a) - depth(b))) {
-      args.push("--bind", dir, dir);
-    }
+  const args = spec.readable ? [] : ["--ro-bind", "/", "/"];
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  const mounts = [...spec.readable ?? []].map((p) => ({ p, rw: false }));
+  if (spec.mode === "workspace-write") mounts.push(...spec.writable.map((p) => ({ p, rw: true })));
+  for (const { p, rw } of mounts.sort((a, b) => depth(a.p) - depth(b.p))) {
+    // A readable directory may be absent (`/lib32`, a toolchain not installed): -try skips it.
+    args.push(rw ? "--bind" : "--ro-bind-try", p, p);
   }
   for (const p of spec.readOnly) args.push("--ro-bind", p, p);
   for (const h of [...spec.hidden].sort((a, b) => depth(a.path) - depth(b.path))) {
     if (h.directory) args.push("--tmpfs", h.path, "--remount-ro", h.path);
     else args.push("--ro-bind", "/dev/null", h.path);
   }
+  // Without the host's root, the new root is bwrap's own tmpfs: read-only like the host's.
+  if (spec.readable) args.push("--remount-ro", "/");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!spec.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--chdir", spec.workspace, "--", ...argv);
@@ -148,7 +143,13 @@ export const bwrapBackend: SandboxBackend = {
   name: "bubblewrap",
   executable: "bwrap",
   probe: probeBwrap,
-  command: (spec, argv) => ({ command: "bwrap", args: bwrapArgs(spec, argv) }),
+  command: (spec, argv) => ({
+    command: "bwrap",
+    args: bwrapArgs(
+      spec,
+      spec.limits ? [spec.limits.prlimit, ...prlimitArgv(spec.limits.values, argv).slice(1)] : argv,
+    ),
+  }),
   // No PID namespace and the host's /proc (within the read-only root), so it sees and can
   // signal what a call left behind; nothing else is shared that the caller did not have.
   reaper: (argv) => ({
