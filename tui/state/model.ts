@@ -6,7 +6,13 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, RuleView, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type {
+  CheckpointSummary,
+  Risk,
+  RuleView,
+  ServerEventOf,
+  SessionSummary,
+} from "../../protocol/schema.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -15,7 +21,6 @@ export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"
 export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
-import type { RewindFlow } from "./rewind.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
@@ -90,6 +95,33 @@ export interface SessionPicker {
   startup: boolean;
   /** The terminal's offset from UTC in minutes: times are shown in its zone. */
   utcOffsetMinutes: number;
+}
+
+/** What a rewind of the picker puts back. */
+export const REWIND_MODES = ["files", "conversation", "both"] as const;
+/** One of {@link REWIND_MODES}. */
+export type RewindMode = typeof REWIND_MODES[number];
+
+/** An undo or a rewind on its way: which request it waits for, and what the user sees. */
+export interface RewindFlow {
+  /** `/undo` (files of the last changing turn) or the `/rewind` picker. */
+  kind: "undo" | "rewind";
+  /**
+   * `listing`: waits for `session.checkpoints`; `pick`: the turns are shown; `mode`: files,
+   * conversation or both is chosen; `preview`: waits for the dry run; `confirm`: asks y/n;
+   * `running`: waits for `session.rewound`.
+   */
+  stage: "listing" | "pick" | "mode" | "preview" | "confirm" | "running";
+  /** The request the flow waits for. */
+  requestId: string;
+  /** The turns, newest first, once listed. */
+  turns: CheckpointSummary[];
+  /** The highlighted turn. */
+  index: number;
+  /** The highlighted choice in `mode`. */
+  mode: RewindMode;
+  /** What the dry run said the undo will change. */
+  preview?: { restored: string[]; removed: string[]; more: number };
 }
 
 /** A Ctrl+R search of the prompt history. */

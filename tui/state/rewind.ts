@@ -6,36 +6,18 @@
  *
  * @module
  */
-import type { CheckpointSummary, ServerEventOf } from "../../protocol/schema.ts";
-import { type ClientState, type Effect, requestId } from "./model.ts";
+import type { ServerEventOf } from "../../protocol/schema.ts";
+import {
+  type ClientState,
+  type Effect,
+  requestId,
+  REWIND_MODES,
+  type RewindFlow,
+  type RewindMode,
+} from "./model.ts";
+
+export { REWIND_MODES, type RewindFlow, type RewindMode } from "./model.ts";
 import { notice } from "./transcript.ts";
-
-/** What a rewind of the picker puts back. */
-export const REWIND_MODES = ["files", "conversation", "both"] as const;
-/** One of {@link REWIND_MODES}. */
-export type RewindMode = typeof REWIND_MODES[number];
-
-/** An undo or a rewind on its way: which request it waits for, and what the user sees. */
-export interface RewindFlow {
-  /** `/undo` (files of the last changing turn) or the `/rewind` picker. */
-  kind: "undo" | "rewind";
-  /**
-   * `listing`: waits for `session.checkpoints`; `pick`: the turns are shown; `mode`: files,
-   * conversation or both is chosen; `preview`: waits for the dry run; `confirm`: asks y/n;
-   * `running`: waits for `session.rewound`.
-   */
-  stage: "listing" | "pick" | "mode" | "preview" | "confirm" | "running";
-  /** The request the flow waits for. */
-  requestId: string;
-  /** The turns, newest first, once listed. */
-  turns: CheckpointSummary[];
-  /** The highlighted turn. */
-  index: number;
-  /** The highlighted choice in `mode`. */
-  mode: RewindMode;
-  /** What the dry run said the undo will change. */
-  preview?: { restored: string[]; removed: string[]; more: number };
-}
 
 /** The most paths the transcript and the confirmation list; the rest are counted. */
 export const MAX_LISTED_PATHS = 10;
