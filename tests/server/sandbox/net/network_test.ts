@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { MockOpenAI, type MockReply, text, toolCalls } from "../../../support/mock_openai.ts";
 import { type Ev, ServerProcess } from "../../../support/server_process.ts";
 import { FAKE_KEY, hostDir, SANDBOX_WORKS } from "../support.ts";
+import { LOCKED_DOWN_ENV } from "../../../support/locked_down.ts";
 
 const HAS_TOOLS = await Promise.all(
   ["socat", "npm", "curl"].map((t) =>
@@ -154,6 +155,77 @@ Deno.test({
       decoy.close();
       await accepting.catch(() => {});
       await reg.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "under locked-down flags the proxy listens on the socket --allow-net names and grants no host beyond --allow-net",
+  ignore: !SANDBOX_WORKS || !HAS_TOOLS,
+  fn: async () => {
+    const reg = await registry();
+    const other = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    let otherHits = 0;
+    const accepting = (async () => {
+      for await (const c of other) {
+        otherHits++;
+        c.close();
+      }
+    })();
+    const top = await hostDir("scv-sbx-lock-");
+    const workspace = `${top}/ws`;
+    const state = `${top}/state`;
+    await Deno.mkdir(workspace);
+    const mock = await MockOpenAI.start((_req, i): MockReply =>
+      i === 0
+        ? toolCalls([{
+          id: "call_0",
+          name: "bash",
+          arguments: {
+            command: `curl -sS -m 10 http://127.0.0.1:${reg.port}/ping; ` +
+              `curl -sS -m 10 -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:${other.addr.port}/`,
+          },
+        }])
+        : text("done")
+    );
+    const sock = `${state}/scv/sandbox-proxy.sock`;
+    const server = await ServerProcess.start({
+      config: {
+        base_url: mock.baseUrl,
+        approval_policy: "auto",
+        sandbox_network: [`127.0.0.1:${reg.port}`, `127.0.0.1:${other.addr.port}`],
+      },
+      env: { OPENAI_API_KEY: FAKE_KEY, XDG_STATE_HOME: state },
+      denoFlags: [
+        "--no-prompt",
+        // The config file is under /tmp (the test's); HOME is not readable.
+        `--allow-read=${workspace},${state},/tmp`,
+        `--allow-write=${workspace},${state}`,
+        `--allow-net=${new URL(mock.baseUrl).host},127.0.0.1:${reg.port},unix:${sock}`,
+        `--allow-env=${LOCKED_DOWN_ENV}`,
+        "--allow-run=bwrap",
+      ],
+    });
+    try {
+      const { sessionId } = await server.open(workspace);
+      const { done } = await server.runTurn(sessionId, "go");
+      assert.equal(done.type, "turn.completed", JSON.stringify(done) + server.stderr);
+      const call = server.events.find((e) => e.type === "tool.completed")!;
+      assert.match(call.output, /pong/);
+      assert.match(call.output, /^403$/m);
+      assert.match(
+        call.output,
+        new RegExp(`127\\.0\\.0\\.1:${other.addr.port} was refused \\(scv's own --allow-net`),
+      );
+      assert.equal(otherHits, 0);
+    } finally {
+      await server.kill();
+      await mock.close();
+      other.close();
+      await accepting.catch(() => {});
+      await reg.close();
+      await Deno.remove(top, { recursive: true }).catch(() => {});
     }
   },
 });
