@@ -8,6 +8,7 @@
 import type { OutgoingMessage } from "../../protocol/client.ts";
 import type {
   CheckpointSummary,
+  ImageAttachment,
   Risk,
   RuleView,
   ServerEventOf,
@@ -24,7 +25,8 @@ import { PromptHistory } from "../history.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
-  | { kind: "user"; text: string }
+  /** `images`: the chips of the images sent with it (scv 0.3), one line each. */
+  | { kind: "user"; text: string; images?: string[] }
   /**
    * Assistant Markdown. A long streamed message arrives in parts: each complete block is
    * written as soon as the next one starts; `continued` marks the parts after the first.
@@ -153,6 +155,23 @@ export type MentionReader = (
   path: string,
   maxBytes: number,
 ) => { text: string; size: number; binary?: boolean } | undefined;
+
+/** An image waiting in the composer. */
+export interface ComposerImage {
+  /** The file's name, as the chip shows it. */
+  name: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** What `turn.start` carries for it. */
+  attachment: ImageAttachment;
+}
+
+/**
+ * Reads what a user named as an image: a path (relative to the workspace or absolute, quoted,
+ * `file://`, with `\ ` escapes as terminals paste them). Undefined: not an image file's path;
+ * `{ error }`: an image that cannot be attached, and why.
+ */
+export type ImageReader = (raw: string) => ComposerImage | { error: string } | undefined;
 
 /** The workspace's files for `@path` completion, as the shell indexed them. */
 export interface WorkspaceIndex {
@@ -328,6 +347,10 @@ export interface ClientState {
   completionPending: boolean;
   /** Reads mentioned files; undefined: mentions are sent as typed. */
   readMention: MentionReader | undefined;
+  /** scv 0.3: images waiting in the composer, sent with the next prompt. */
+  images: ComposerImage[];
+  /** Reads a pasted or mentioned image path; undefined: images are not attached. */
+  readImage: ImageReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
   /**
@@ -391,6 +414,7 @@ export interface CreateStateOptions {
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
+  readImage?: ImageReader;
   /** The `notify` setting (default true). */
   notify?: boolean;
 }
@@ -460,6 +484,8 @@ export function createState(options: CreateStateOptions): ClientState {
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
+    images: [],
+    readImage: options.readImage,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
     focused: true,
