@@ -477,6 +477,11 @@ export const TurnCompletedEvent = z.object({
   steps: z.number().int().nonnegative(),
   /** Omitted when no provider call reported usage. */
   usage: Usage.optional(),
+  /**
+   * scv 0.3: scv's own count of the tokens the conversation takes after the turn (what the next
+   * prompt would take before the new message); omitted when scv has not counted yet.
+   */
+  context_tokens: z.number().int().nonnegative().optional(),
   /** scv 0.3: this turn's cost in USD by `pricing`; omitted when its model has no price or no usage was reported. */
   cost_usd: z.number().nonnegative().optional(),
   ...sessionCost,
