@@ -11,7 +11,8 @@
 import { ChatAccumulator } from "./chat_accumulator.ts";
 import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
-import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
+import { callError, HttpStatusError, ModelLoadingError, type ProviderHttp, sleep } from "./http.ts";
+import type { ProviderMemory } from "./memory.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Redactor } from "./redact.ts";
@@ -59,10 +60,16 @@ export class OpenAIProvider implements Provider {
   #noStreamOptions = false;
   /** Models the server refused tools for, with its reason. */
   #noTools = new Map<string, string>();
+  #memory: ProviderMemory | undefined;
+  #baseUrl: string;
+  #startupTimeoutMs: number;
 
   /** Creates a provider for one base URL. */
   constructor(options: OpenAIProviderOptions) {
     this.#limits = options.limits ?? DEFAULT_RESPONSE_LIMITS;
+    this.#memory = options.memory;
+    this.#baseUrl = options.baseUrl;
+    this.#startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
       path: "/chat/completions",
       auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
@@ -81,15 +88,30 @@ export class OpenAIProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
-      let withTools = request.tools.length > 0 && !this.#noTools.has(request.model);
-      let refusedTools = this.#noTools.get(request.model);
+      let refusedTools = this.#refusal(request.model);
+      let withTools = request.tools.length > 0 && refusedTools === undefined;
       let res;
-      for (let round = 0;; round++) {
+      const deadline = Date.now() + this.#startupTimeoutMs;
+      let waited = 0;
+      for (let round = 0;;) {
         try {
           res = await this.#http.open(this.#body(request, withTools), signal);
           break;
         } catch (e) {
-          if (!(e instanceof HttpStatusError) || round >= 2) throw e;
+          if (e instanceof ModelLoadingError && Date.now() < deadline) {
+            // A local server that is still loading its model: wait it out, cancellably.
+            if (waited++ === 0) {
+              yield {
+                type: "notice",
+                message: `The provider is loading the model; waiting up to ` +
+                  `${Math.round(this.#startupTimeoutMs / 1000)} s (provider_startup_timeout_ms)`,
+              };
+            }
+            const delay = Math.min(LOADING_POLL_MAX_MS, 250 * 2 ** Math.min(waited, 4));
+            await sleep(Math.max(0, Math.min(delay, deadline - Date.now())), signal);
+            continue;
+          }
+          if (!(e instanceof HttpStatusError) || round++ >= 2) throw e;
           if (!this.#noStreamOptions && refusesField(e, "stream_options")) {
             this.#noStreamOptions = true;
             continue;
@@ -100,6 +122,7 @@ export class OpenAIProvider implements Provider {
             // Bounded: a client may name any number of models (session.configure).
             if (this.#noTools.size >= MAX_REMEMBERED_MODELS) this.#noTools.clear();
             this.#noTools.set(request.model, refusedTools);
+            await this.#memory?.rememberToolsRefused(this.#baseUrl, request.model, refusedTools);
             continue;
           }
           throw e;
@@ -111,6 +134,9 @@ export class OpenAIProvider implements Provider {
           message: `Model "${clip(request.model, 200)}" cannot use tools here; ` +
             `answering without them (${refusedTools})`,
         };
+      }
+      if (withTools && this.#memory?.toolsRefused(this.#baseUrl, request.model) !== undefined) {
+        await this.#memory.forgetToolsRefused(this.#baseUrl, request.model);
       }
       const acc = new ChatAccumulator(this.#limits);
       let complete = false;
@@ -145,6 +171,15 @@ export class OpenAIProvider implements Provider {
     }
   }
 
+  /** False when the server refused tools for `model`, in this process or within a day. */
+  acceptsTools(model: string): boolean {
+    return this.#refusal(model) === undefined;
+  }
+
+  #refusal(model: string): string | undefined {
+    return this.#noTools.get(model) ?? this.#memory?.toolsRefused(this.#baseUrl, model);
+  }
+
   #body(request: ProviderRequest, withTools: boolean): string {
     return JSON.stringify({
       model: request.model,
@@ -155,6 +190,11 @@ export class OpenAIProvider implements Provider {
     });
   }
 }
+
+/** `provider_startup_timeout_ms`'s default: how long a loading model is waited for. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
+/** The longest pause between two looks at a loading server. */
+const LOADING_POLL_MAX_MS = 2000;
 
 /** Models remembered as refusing tools, at most. */
 const MAX_REMEMBERED_MODELS = 64;
