@@ -60,7 +60,7 @@ export { AnthropicProvider } from "./server/provider/anthropic.ts";
 export { OpenAIResponsesProvider } from "./server/provider/openai_responses.ts";
 export type { ProviderOptions } from "./server/provider/options.ts";
 export type { RetryPolicy } from "./server/provider/retry.ts";
-export { ProviderError } from "./server/provider/types.ts";
+export { ProviderError, type ProviderQuote } from "./server/provider/types.ts";
 export type {
   AssistantMessage,
   ChatMessage,
