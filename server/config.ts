@@ -100,6 +100,8 @@ export interface Config {
   tool_timeout_ms: number;
   /** How long a provider response may stay silent before the call fails. */
   provider_timeout_ms: number;
+  /** scv 0.3: how long a provider whose model is still loading is waited for. */
+  provider_startup_timeout_ms: number;
   /** The client's transcript bound in bytes (reported in `session.started`). */
   max_transcript_bytes: number;
   /** The client's transcript bound in items (reported in `session.started`). */
@@ -146,6 +148,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_image_bytes: 5242880,
   tool_timeout_ms: 120000,
   provider_timeout_ms: 120000,
+  provider_startup_timeout_ms: 120000,
   max_transcript_bytes: 8388608,
   max_transcript_items: 10000,
   max_prompt_history_bytes: 1048576,
@@ -285,6 +288,7 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_image_bytes: positiveInt,
   tool_timeout_ms: positiveMs,
   provider_timeout_ms: positiveMs,
+  provider_startup_timeout_ms: positiveMs,
   max_transcript_bytes: positiveInt,
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,

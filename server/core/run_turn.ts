@@ -12,6 +12,7 @@ import { errorText } from "../error_text.ts";
 import {
   type AssistantMessage,
   type ChatMessage,
+  ContextOverflowError,
   ProviderError,
   type ProviderEvent,
   type ProviderUsage,
@@ -20,6 +21,7 @@ import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
+import { withoutToolGuidance } from "./prompt.ts";
 
 /**
  * Runs one turn to its terminal event and resolves with it. Every outcome is an event: this
@@ -34,6 +36,7 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
     await turn.emit("turn.started", {});
     // The history bound applies to the prompt as soon as it is part of the history.
     await trim(turn, turn.start, deps);
+    await learnServerWindow(turn, deps);
     while (true) {
       if (turn.steps >= config.max_steps) {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
@@ -45,11 +48,8 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
           await emitBounded(turn, "turn.notice", { message }, "notice", signal);
         }
       }
-      const messages = await fit(turn, deps);
-      // A cancellation during fitting makes no provider call.
-      signal.throwIfAborted();
       turn.countStep();
-      const response = await callProvider(turn, messages, deps);
+      const response = await callFitted(turn, deps);
       const calls = response.message.tool_calls ?? [];
       turn.append(response.message);
       if (calls.length === 0) {
@@ -80,12 +80,74 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
   return turn.end ?? end;
 }
 
+/**
+ * Takes the context window the provider's server reports (asked once, in the background, by
+ * the front-end's dependencies), saying so when it caps `context_max_tokens`.
+ */
+async function learnServerWindow(turn: Turn, deps: AgentDeps): Promise<void> {
+  if (!deps.serverWindow) return;
+  const { signal } = deps;
+  // The question is bounded in time itself; a cancel ends the wait for it.
+  const found = await Promise.race([
+    deps.serverWindow(),
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    }),
+  ]);
+  const notice = found ? deps.context.learnWindow(found.tokens, found.source) : undefined;
+  if (notice && deps.notices) {
+    await emitBounded(turn, "turn.notice", { message: notice }, "notice", signal);
+  }
+}
+
+/**
+ * The next provider call with the context fitted. An answer that the prompt overflows the
+ * provider's window (a local server's, typically) is the one 400 retried: once, after
+ * compacting to the window it named; a second overflow fails the turn with `context_limit`.
+ */
+async function callFitted(turn: Turn, deps: AgentDeps): Promise<StepResponse> {
+  for (let attempt = 1;; attempt++) {
+    const messages = await fit(turn, deps);
+    // A cancellation during fitting makes no provider call.
+    deps.signal.throwIfAborted();
+    try {
+      return await callProvider(turn, messages, deps);
+    } catch (e) {
+      if (!(e instanceof ContextOverflowError)) throw e;
+      if (attempt > 1) {
+        throw new TurnFailure(
+          "context_limit",
+          `the prompt still does not fit the provider's context window after compacting: ` +
+            e.message,
+        );
+      }
+      await deps.context.overflowed(messages, {
+        ...(e.window !== undefined ? { window: e.window } : {}),
+        ...(e.promptTokens !== undefined ? { promptTokens: e.promptTokens } : {}),
+      });
+      if (deps.notices) {
+        const message = `The provider's context window is full (${e.message}); ` +
+          `compacting to ${deps.context.window} tokens and trying again`;
+        await emitBounded(turn, "turn.notice", { message }, "notice", deps.signal);
+      }
+    }
+  }
+}
+
+/** Whether the provider takes tools for the configured model (it may have refused them). */
+function toolsTaken(deps: AgentDeps): boolean {
+  return deps.provider.acceptsTools?.(deps.config.model) ?? true;
+}
+
 /** The messages of the next provider call, after compacting the history when it must be. */
 async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
+  const tools = toolsTaken(deps);
   const plan = await deps.context.fit(turn.session.history, {
     turnStart: turn.start,
-    systemPrompt: deps.systemPrompt,
-    tools: deps.tools.specs(),
+    // A server that refused tools gets a prompt that does not ask the model to use them.
+    systemPrompt: tools ? deps.systemPrompt : withoutToolGuidance(deps.systemPrompt),
+    tools: tools ? deps.tools.specs() : [],
   });
   if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
   if (plan.kind === "compacted") {
@@ -170,6 +232,7 @@ async function callProvider(
       model: deps.config.model,
       messages,
       tools: deps.tools.specs(),
+      contextWindow: deps.context.window,
       signal,
     });
     for await (const ev of events) {
@@ -180,6 +243,7 @@ async function callProvider(
       } else await relay(turn, ev, deps);
     }
   } catch (e) {
+    if (e instanceof ContextOverflowError) throw e; // callFitted compacts and retries
     if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
     throw e;
   }

@@ -13,6 +13,9 @@ import { providerSecretEnv } from "../provider/secret_env.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { McpHost, type McpServerStatus } from "../mcp/host.ts";
 import { openSandbox, type Sandbox } from "../sandbox/mod.ts";
+import { ProviderMemory, providerMemoryPath } from "../provider/memory.ts";
+import { isLocalServer } from "../provider/local_server.ts";
+import type { ServerWindow } from "../provider/window.ts";
 
 /** Options of {@link agentDeps}. */
 export interface AgentDepsOptions {
@@ -46,9 +49,49 @@ export interface AgentDepsLoader {
 export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = readEnv,
+  memory?: ProviderMemory,
 ): Promise<Provider> {
   const { providerFromConfig } = await import("../provider/from_config.ts");
-  return await providerFromConfig(config, env);
+  return await providerFromConfig(config, env, memory);
+}
+
+/**
+ * Asks the configured server for its context window, once (Chat Completions servers on this
+ * machine or the local network only: llama.cpp, Ollama, LM Studio, vLLM), remembering what it
+ * said for the next process's `session.started`. Never rejects.
+ */
+function askServerWindow(
+  config: Config,
+  env: (name: string) => string | undefined,
+  memory: ProviderMemory,
+): () => Promise<ServerWindow | undefined> {
+  let asked: Promise<ServerWindow | undefined> | undefined;
+  return () =>
+    asked ??= (async () => {
+      if (config.provider !== "openai-chat" || !isLocalServer(config.base_url)) return undefined;
+      try {
+        const [{ probeServerWindow }, { expandHeaders }] = await Promise.all([
+          import("../provider/window.ts"),
+          import("../provider/from_config.ts"),
+        ]);
+        const key = env(config.api_key_env);
+        const headers = {
+          ...expandHeaders(config.provider_headers, env).headers,
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        };
+        const found = await probeServerWindow({
+          baseUrl: config.base_url,
+          model: config.model,
+          headers,
+        });
+        if (found) {
+          await memory.rememberWindow(config.base_url, config.model, found.tokens, found.source);
+        }
+        return found ?? memory.window(config.base_url, config.model);
+      } catch {
+        return undefined; // a header that cannot be expanded fails the turn itself, clearly
+      }
+    })();
 }
 
 /**
@@ -93,13 +136,17 @@ export function agentDeps(options: AgentDepsOptions): AgentDepsLoader {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const memory = new ProviderMemory(providerMemoryPath(env));
+      const serverWindow = askServerWindow(config, env, memory);
+      serverWindow().catch(() => {}); // asked now, in the background: the first turn uses it
       const tools = options.tools ?? new ToolRegistry(builtinTools({
         sandbox: await sandbox,
         passthrough: config.shell_env_passthrough,
       }));
       return {
         config,
-        provider: options.provider ?? await providerFromConfig(config, env),
+        provider: options.provider ?? await providerFromConfig(config, env, memory),
+        serverWindow,
         tools,
         ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,

@@ -6,10 +6,29 @@
  * @module
  */
 import type { EventOf } from "../../protocol/turn_events.ts";
-import type { Config } from "../config.ts";
 import type { Session } from "../core/session.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
+import { isLocalServer } from "../provider/local_server.ts";
+import { ProviderMemory, providerMemoryPath } from "../provider/memory.ts";
+import { type Config, readEnv } from "../config.ts";
+
+/**
+ * The context window in force when a session starts: `context_max_tokens`, or the smaller
+ * window a local server reported to an earlier process within the day (the first turn asks the
+ * server again and says so in a `turn.notice` when its window caps the configured one).
+ */
+export function contextWindowAtStart(
+  config: Config,
+  model: string,
+  env: (name: string) => string | undefined = readEnv,
+): number {
+  if (config.provider !== "openai-chat" || !isLocalServer(config.base_url)) {
+    return config.context_max_tokens;
+  }
+  const known = new ProviderMemory(providerMemoryPath(env)).window(config.base_url, model);
+  return Math.min(config.context_max_tokens, known?.tokens ?? Infinity);
+}
 
 /** `session.started` without its `type` and `request_id`. */
 export type SessionStartedBody = Omit<EventOf<"session.started">, "type" | "request_id">;
@@ -33,7 +52,7 @@ export function sessionStartedBody(
     cwd: session.cwd,
     // A resumed session keeps the model session.configure chose.
     model: session.model ?? config.model,
-    context_max_tokens: config.context_max_tokens,
+    context_max_tokens: contextWindowAtStart(config, session.model ?? config.model),
     max_server_frame_bytes: config.max_server_frame_bytes,
     max_transcript_bytes: config.max_transcript_bytes,
     max_transcript_items: config.max_transcript_items,

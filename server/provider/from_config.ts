@@ -7,6 +7,7 @@
  */
 import type { Config } from "../config.ts";
 import { ProviderConfigError } from "./config_error.ts";
+import type { ProviderMemory } from "./memory.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Provider } from "./types.ts";
 
@@ -65,6 +66,7 @@ export function expandHeaders(
 export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined,
+  memory?: ProviderMemory,
 ): Promise<Provider> {
   const expanded = expandHeaders(config.provider_headers, env);
   const options: ProviderOptions = {
@@ -73,6 +75,8 @@ export async function providerFromConfig(
     headers: expanded.headers,
     secrets: expanded.secrets,
     idleTimeoutMs: config.provider_timeout_ms,
+    startupTimeoutMs: config.provider_startup_timeout_ms,
+    ...(memory ? { memory } : {}),
   };
   switch (config.provider) {
     case "anthropic": {

@@ -9,6 +9,22 @@
  *
  * @module
  */
+import { stateDir } from "../state_dir.ts";
+
+/**
+ * Where the provider memory of an environment lives, or undefined without a state directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { providerMemoryPath } from "./memory.ts";
+ * assert.equal(providerMemoryPath((n) => n === "XDG_STATE_HOME" ? "/s" : undefined), "/s/scv/provider_memory.json");
+ * ```
+ */
+export function providerMemoryPath(env: (name: string) => string | undefined): string | undefined {
+  const dir = stateDir(env);
+  return dir === undefined ? undefined : `${dir}/provider_memory.json`;
+}
 
 /** Entries kept per table at most; the oldest go first. */
 export const MAX_ENTRIES = 64;
@@ -70,7 +86,9 @@ function table(v: unknown, now: number): Record<string, Entry> {
     if (typeof at !== "number" || !(now - at < MEMORY_TTL_MS) || at > now + 60_000) continue;
     const kept: Entry = { at };
     if (typeof entry.reason === "string") kept.reason = entry.reason.slice(0, 500);
-    if (typeof entry.tokens === "number" && Number.isSafeInteger(entry.tokens) && entry.tokens > 0) {
+    if (
+      typeof entry.tokens === "number" && Number.isSafeInteger(entry.tokens) && entry.tokens > 0
+    ) {
       kept.tokens = entry.tokens;
     }
     if (typeof entry.source === "string") kept.source = entry.source.slice(0, 200);
@@ -158,9 +176,18 @@ export class ProviderMemory {
     return e && this.#now() - e.at < MEMORY_TTL_MS ? e : undefined;
   }
 
-  /** The server's words when it refused tools for this model within the last day. */
-  toolsRefused(baseUrl: string, model: string): string | undefined {
-    return this.#live(this.#file.tools_refused, memoryKey(baseUrl, model))?.reason;
+  /**
+   * The server's words when it refused tools for this model within the last day, or within
+   * `withinMs` when given (an older refusal is worth asking again).
+   */
+  toolsRefused(baseUrl: string, model: string, withinMs = MEMORY_TTL_MS): string | undefined {
+    const e = this.#live(this.#file.tools_refused, memoryKey(baseUrl, model));
+    return e && this.#now() - e.at < withinMs ? e.reason : undefined;
+  }
+
+  /** Whether a refusal of tools is remembered for this model at all (within the day). */
+  hasToolsRefusal(baseUrl: string, model: string): boolean {
+    return this.#live(this.#file.tools_refused, memoryKey(baseUrl, model)) !== undefined;
   }
 
   /** Remembers that the server refused tools for this model. */

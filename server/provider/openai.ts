@@ -24,6 +24,7 @@ import {
   ProviderError,
   type ProviderEvent,
   type ProviderRequest,
+  type ProviderUsage,
 } from "./types.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
@@ -135,10 +136,12 @@ export class OpenAIProvider implements Provider {
             `answering without them (${refusedTools})`,
         };
       }
-      if (withTools && this.#memory?.toolsRefused(this.#baseUrl, request.model) !== undefined) {
+      if (withTools && this.#memory?.hasToolsRefusal(this.#baseUrl, request.model)) {
+        // An older refusal asked again, and the server now takes tools (restarted with --jinja).
         await this.#memory.forgetToolsRefused(this.#baseUrl, request.model);
       }
       const acc = new ChatAccumulator(this.#limits);
+      let usage: ProviderUsage | undefined;
       let complete = false;
       for await (const ev of this.#http.events(res, signal)) {
         if (ev.error !== undefined || ev.event === "error") {
@@ -149,7 +152,10 @@ export class OpenAIProvider implements Provider {
           complete = true;
           break;
         }
-        for (const out of acc.push(eventJson(data))) yield out;
+        for (const out of acc.push(eventJson(data))) {
+          if (out.type === "usage") usage = out.usage;
+          yield out;
+        }
       }
       if (!complete && acc.finishReason === undefined) {
         throw new ProviderError(
@@ -159,7 +165,15 @@ export class OpenAIProvider implements Provider {
       }
       const events = acc.finish();
       const cut = CUT_SHORT[acc.finishReason ?? ""];
-      if (cut) {
+      const full = acc.finishReason === "length" && fillsWindow(usage, request.contextWindow);
+      if (full) {
+        yield {
+          type: "notice",
+          message: `The provider stopped the answer because its context window is full ` +
+            `(${(usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0)} of ` +
+            `${request.contextWindow} tokens; finish_reason: length)`,
+        };
+      } else if (cut) {
         yield {
           type: "notice",
           message: `The provider ${cut} (finish_reason: ${acc.finishReason})`,
@@ -177,7 +191,8 @@ export class OpenAIProvider implements Provider {
   }
 
   #refusal(model: string): string | undefined {
-    return this.#noTools.get(model) ?? this.#memory?.toolsRefused(this.#baseUrl, model);
+    return this.#noTools.get(model) ??
+      this.#memory?.toolsRefused(this.#baseUrl, model, TOOLS_RECHECK_MS);
   }
 
   #body(request: ProviderRequest, withTools: boolean): string {
@@ -193,6 +208,12 @@ export class OpenAIProvider implements Provider {
 
 /** `provider_startup_timeout_ms`'s default: how long a loading model is waited for. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
+/**
+ * A refusal of tools remembered from another process is trusted this long; an older one (up to
+ * a day) is asked again once per process, so a server restarted with `--jinja` gets its tools
+ * back, and forgotten when the server takes them.
+ */
+export const TOOLS_RECHECK_MS = 60 * 60 * 1000;
 /** The longest pause between two looks at a loading server. */
 const LOADING_POLL_MAX_MS = 2000;
 
@@ -204,6 +225,16 @@ export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
   length: "cut the answer short at its output limit",
   content_filter: "withheld part of the answer (content filter)",
 });
+
+/**
+ * Whether a call's usage reached the context window: a `length` finish then means the context
+ * is full, not that the answer hit an output limit. A few tokens of slack cover the template.
+ */
+function fillsWindow(usage: ProviderUsage | undefined, window: number | undefined): boolean {
+  if (!usage || window === undefined) return false;
+  const used = (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+  return used >= window - Math.max(8, Math.ceil(window * 0.01));
+}
 
 /** A canonical message as Chat Completions takes it: only what this API knows goes out. */
 function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {

@@ -67,18 +67,21 @@ const WORDINGS: ReadonlyArray<{ re: RegExp; window?: number; prompt?: number }> 
     window: 2,
   },
   {
-    re: /maximum context length is (\d[\d,]*) tokens?\. However, (?:your messages resulted in|you requested) (\d[\d,]*) tokens/i,
+    re:
+      /maximum context length is (\d[\d,]*) tokens?\. However, (?:your messages resulted in|you requested) (\d[\d,]*) tokens/i,
     window: 1,
     prompt: 2,
   },
   {
-    re: /maximum context length is (\d[\d,]*) tokens? and your request has (\d[\d,]*) input tokens/i,
+    re:
+      /maximum context length is (\d[\d,]*) tokens? and your request has (\d[\d,]*) input tokens/i,
     window: 1,
     prompt: 2,
   },
   { re: /prompt is too long: (\d[\d,]*) tokens > (\d[\d,]*) maximum/i, prompt: 1, window: 2 },
   {
-    re: /keep the first (\d[\d,]*) tokens when context the overflows.*context length of only (\d[\d,]*) tokens/is,
+    re:
+      /keep the first (\d[\d,]*) tokens when context the overflows.*context length of only (\d[\d,]*) tokens/is,
     prompt: 1,
     window: 2,
   },

@@ -77,6 +77,8 @@ export interface ProviderRequest {
   messages: ChatMessage[];
   /** The tools the model may call. */
   tools: ToolSpec[];
+  /** The context window in force, in tokens: a `length` finish that fills it says so. */
+  contextWindow?: number;
   /** Cancels the call: the stream then throws the signal's reason. */
   signal: AbortSignal;
 }

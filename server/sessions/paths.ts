@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { stateDir } from "../state_dir.ts";
 
 /**
  * The sessions directory for an environment, or undefined when neither an absolute
@@ -20,12 +21,8 @@
  * ```
  */
 export function sessionsDir(env: (name: string) => string | undefined): string | undefined {
-  const xdg = env("XDG_STATE_HOME");
-  if (xdg?.startsWith("/")) return `${xdg.replace(/\/+$/, "")}/scv/sessions`;
-  const home = env("HOME");
-  return home?.startsWith("/")
-    ? `${home.replace(/\/+$/, "")}/.local/state/scv/sessions`
-    : undefined;
+  const dir = stateDir(env);
+  return dir === undefined ? undefined : `${dir}/sessions`;
 }
 
 /** Session ids scv creates (UUIDs); anything else names no recorded session. */
