@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from "../provider/types.ts";
 import type { Recorder } from "../sessions/recorder.ts";
-import { SeqCounter } from "../peon/writer.ts";
+import { SeqCounter } from "./seq.ts";
 
 /** A turn in progress. */
 export interface ActiveTurn {

@@ -9,6 +9,8 @@
  * @module
  */
 import { ChatAccumulator } from "./chat_accumulator.ts";
+import { chatMessages } from "./chat_request.ts";
+import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
 import { callError, HttpStatusError, ModelLoadingError, type ProviderHttp, sleep } from "./http.ts";
@@ -19,7 +21,6 @@ import type { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
 import {
-  type ChatMessage,
   type Provider,
   ProviderError,
   type ProviderEvent,
@@ -89,6 +90,7 @@ export class OpenAIProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
+      checkImageLimits(request.messages, OPENAI_IMAGE_LIMITS);
       let refusedTools = this.#refusal(request.model);
       let withTools = request.tools.length > 0 && refusedTools === undefined;
       let res;
@@ -198,7 +200,7 @@ export class OpenAIProvider implements Provider {
   #body(request: ProviderRequest, withTools: boolean): string {
     return JSON.stringify({
       model: request.model,
-      messages: request.messages.map(outgoing),
+      messages: chatMessages(request.messages),
       ...(withTools ? { tools: request.tools } : {}),
       stream: true,
       ...(this.#noStreamOptions ? {} : { stream_options: { include_usage: true } }),
@@ -234,13 +236,6 @@ function fillsWindow(usage: ProviderUsage | undefined, window: number | undefine
   if (!usage || window === undefined) return false;
   const used = (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
   return used >= window - Math.max(8, Math.ceil(window * 0.01));
-}
-
-/** A canonical message as Chat Completions takes it: only what this API knows goes out. */
-function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {
-  if (m.role !== "assistant" || m.provider_data === undefined) return m;
-  const { provider_data: _, ...rest } = m;
-  return rest;
 }
 
 /** An SSE `error:` field or `event: error` (older llama.cpp): the provider's own message. */

@@ -8,11 +8,13 @@ import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { clip, errorText } from "../../error_text.ts";
 import { ProviderConfigError } from "../../provider/config_error.ts";
 import type { ActiveTurn, Session } from "../../core/session.ts";
+import type { ImagePart } from "../../images/image_part.ts";
 import { Turn } from "../../core/turn.ts";
 import { utf8Length } from "../../utf8.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
-import { sessionConfig, turnEndOf } from "../recording.ts";
+import { sessionConfig } from "../recording.ts";
+import { turnEndOf } from "../../sessions/records.ts";
 
 /** Why this `turn.start` cannot start a turn on the session, or undefined when it can. */
 function refusal(
@@ -47,6 +49,22 @@ export async function turnStart(
   if (!session) return;
   const refused = refusal(msg, session, cx);
   if (refused) return await cx.error(msg.request_id, refused.code, refused.message);
+  let images: ImagePart[] = [];
+  if (msg.attachments !== undefined && msg.attachments.length > 0) {
+    // Loaded only when a prompt carries images: the check reads files and decodes base64.
+    const { loadAttachments } = await import("../../images/attachments.ts");
+    const loaded = await loadAttachments(msg.attachments, {
+      cwd: session.cwd,
+      maxImageBytes: cx.config.max_image_bytes,
+    });
+    if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
+    // Another turn may have started while the files were read.
+    if (session.turn) {
+      const again = refusal(msg, session, cx);
+      if (again) return await cx.error(msg.request_id, again.code, again.message);
+    }
+    images = loaded.images;
+  }
   const maxFrameBytes = cx.config.max_server_frame_bytes;
   const turnId = crypto.randomUUID();
   const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
@@ -63,6 +81,7 @@ export async function turnStart(
     session,
     requestId: msg.request_id,
     prompt: msg.prompt,
+    images,
     id: turnId,
     maxFrameBytes,
     onEnd: async (end, t) => {
