@@ -84,6 +84,8 @@ export const CLIENT_MESSAGE_TYPES = [
   "session.configure",
   // scv 0.2 (docs/mcp.md): MCP servers' state and tools.
   "mcp.status",
+  // scv 0.3 (docs/rules.md): the approval rules in force.
+  "rules.list",
 ] as const;
 /** A client message type name. */
 export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];

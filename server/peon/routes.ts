@@ -16,6 +16,7 @@ import { sessionConfigure } from "./handlers/session_configure.ts";
 import { sessionHistory } from "./handlers/session_history.ts";
 import { sessionList } from "./handlers/session_list.ts";
 import { sessionStart } from "./handlers/session_start.ts";
+import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
 import { turnStart } from "./handlers/turn_start.ts";
 
@@ -38,6 +39,7 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
   "mcp.status": mcpStatus,
+  "rules.list": rulesList,
 };
 
 /** Runs the handler of a message's type. */
