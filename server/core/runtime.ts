@@ -55,10 +55,18 @@ export interface RuntimeLoader {
 }
 
 /** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
-export async function providerFromConfig(
+export function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = readEnv,
-  memory?: ProviderMemory,
+): Promise<Provider> {
+  return configuredProvider(config, env, undefined);
+}
+
+/** The configured provider, remembering what it learns in `memory` (the state directory's). */
+async function configuredProvider(
+  config: Config,
+  env: (name: string) => string | undefined,
+  memory: ProviderMemory | undefined,
 ): Promise<Provider> {
   const { providerFromConfig } = await import("../provider/from_config.ts");
   return await providerFromConfig(config, env, memory);
@@ -154,7 +162,7 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
       }));
       return {
         config,
-        provider: options.provider ?? await providerFromConfig(config, env, memory),
+        provider: options.provider ?? await configuredProvider(config, env, memory),
         serverWindow,
         tools,
         ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
