@@ -19,6 +19,7 @@
  * @module
  */
 export * from "./protocol/constants.ts";
+export * from "./protocol/wire.ts";
 export type * from "./protocol/types.ts";
 export * from "./protocol/turn_events.ts";
 export {
@@ -47,6 +48,7 @@ export type {
   ArgumentIssue,
   ArgumentSchema,
   ArgumentsOf,
+  FileChangePreview,
   Tool,
   ToolContext,
   ToolLimits,
@@ -92,4 +94,6 @@ export type {
   McpStdioServerConfig,
 } from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
+export type { ModelPrice } from "./server/pricing.ts";
+export type { CommandHook, HookEvent, HooksConfig, MatcherGroup } from "./server/hooks_config.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

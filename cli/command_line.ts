@@ -16,6 +16,8 @@ export interface ExecOptions {
   cwd: string | undefined;
   /** A recorded session to add the turn to: its id, or `"last"` (`--continue`). */
   resume?: string | undefined;
+  /** scv 0.3: image files to attach to the prompt (`--image FILE`, repeatable), in order. */
+  images?: string[];
 }
 
 /** Options of `scv sandbox check`. */
@@ -68,6 +70,7 @@ export type ParsedCommand =
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
   | { kind: "sandbox-check"; options: SandboxCheckOptions }
+  | { kind: "protocol-schema" }
   | { kind: "rules-check"; options: RulesCheckOptions }
   | { kind: "tui"; options: TuiOptions };
 
@@ -242,10 +245,16 @@ Examples:
     .option("--json", "print the Peon events as NDJSON on stdout instead of text")
     .option("-c, --continue", "add the turn to the newest session recorded for this directory")
     .option("--session <id>", "add the turn to recorded session ID (see scv sessions)")
+    .option(
+      "--image <file>",
+      "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more, at most 8",
+      (file: string, all: string[]) => [...all, nonEmptyPath(file)],
+      [] as string[],
+    )
     .action(
       (
         prompt: string,
-        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string },
+        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string; image?: string[] },
       ) => {
         if (o.continue && o.session !== undefined) {
           exec.error(
@@ -261,6 +270,7 @@ Examples:
             json: o.json === true,
             cwd: o.cwd,
             ...(resume !== undefined ? { resume } : {}),
+            ...(o.image?.length ? { images: o.image } : {}),
           },
         };
       },
@@ -300,6 +310,16 @@ Examples:
       result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
     });
 
+  const protocol = program.command("protocol").description("the Peon wire protocol");
+  protocol.command("schema")
+    .description(
+      "print the JSON Schema (draft 2020-12) of every client message and server event, " +
+        "generated from the protocol's zod schemas",
+    )
+    .action(() => {
+      result = { kind: "protocol-schema" };
+    });
+
   const rules = program.command("rules").description("the approval rules (see the README)");
   common(rules.command("check"), true)
     .argument("<command...>", "after --: a command line as one argument, or a command's words")
@@ -316,11 +336,13 @@ Examples:
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "protocol", "help"]
+      .includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, sandbox and rules ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, ` +
+          `sandbox, rules and protocol ` +
           `(run scv --help)\n`,
       ),
     );

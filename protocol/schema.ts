@@ -1,7 +1,7 @@
 /**
  * The Peon protocol v1, declared once: every client message and server event as a zod schema,
- * discriminated on `type`. Parsers, the unknown-type rejection and the TypeScript types all
- * derive from these tables, so the wire has one source of truth.
+ * discriminated on `type`, one per name of `wire.ts`'s table. Parsers, the unknown-type
+ * rejection, the TypeScript types and `scv protocol schema` all derive from these tables.
  *
  * Objects are non-strict on purpose: the protocol says unknown fields are ignored, and zod's
  * default object strips them.
@@ -19,11 +19,19 @@ import {
   RISKS,
   TURN_FAILURE_CODES,
 } from "./constants.ts";
+import type { ServerEventType } from "./wire.ts";
 
 export * from "./constants.ts";
+export type { EventKind, ServerEventType, TurnEventType } from "./wire.ts";
+export { SERVER_EVENT_KINDS, SERVER_EVENT_TYPES } from "./wire.ts";
 
 const requestId = z.string().min(1, "must be a non-empty string");
 const id = z.string().min(1, "must be a non-empty string");
+
+/** A table's schemas as the non-empty tuple `z.discriminatedUnion` takes. */
+function schemasOf<T extends Record<string, z.ZodObject>>(table: T): [T[keyof T], ...T[keyof T][]] {
+  return Object.values(table) as [T[keyof T], ...T[keyof T][]];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Client messages
@@ -165,7 +173,10 @@ export const RulesListMessage = z.object({
   session_id: id,
 });
 
-/** Every client message, keyed by `type`. */
+/**
+ * Every client message's schema, keyed by its type: one per name in `wire.ts`'s
+ * `CLIENT_MESSAGE_TYPES`, no more and no fewer (the compiler checks both ways).
+ */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
   "session.start": SessionStartMessage,
@@ -179,28 +190,15 @@ export const CLIENT_MESSAGES = {
   "session.configure": SessionConfigureMessage,
   "mcp.status": McpStatusMessage,
   "rules.list": RulesListMessage,
-} as const;
+} as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
-// The plain list in constants.ts and this table must name the same types (checked by tsc).
+// The table has no key the type list lacks (`satisfies` above checks the other way).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameTypes: Same<ClientMessageType, keyof typeof CLIENT_MESSAGES> = true;
 void _sameTypes;
 
-/** Any client message. */
-export const ClientMessage = z.discriminatedUnion("type", [
-  InitializeMessage,
-  SessionStartMessage,
-  TurnStartMessage,
-  TurnCancelMessage,
-  ApprovalResolveMessage,
-  SessionClearMessage,
-  SessionListMessage,
-  SessionHistoryMessage,
-  SessionCompactMessage,
-  SessionConfigureMessage,
-  McpStatusMessage,
-  RulesListMessage,
-]);
+/** Any client message: the union of the table's schemas. */
+export const ClientMessage = z.discriminatedUnion("type", schemasOf(CLIENT_MESSAGES));
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
 /** The client message of one type. */
@@ -275,9 +273,23 @@ export const SessionStartedEvent = z.object({
   sandbox: SessionSandbox.optional(),
   /**
    * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
-   * record torn by a crash was dropped. Omitted when there is nothing to say.
+   * record torn by a crash was dropped; scv 0.3, on any session: that the workspace's Claude
+   * Code settings define hooks scv does not run. Omitted when there is nothing to say.
    */
   notice: z.string().optional(),
+  /**
+   * scv 0.3: the hooks of the user's configuration (docs/hooks.md), one entry per matcher
+   * group, without their commands; omitted when none is configured.
+   */
+  hooks: z.array(z.object({
+    event: z.string(),
+    /** Omitted: the group matches everything. */
+    matcher: z.string().optional(),
+    /** How many command hooks the group runs. */
+    commands: z.number().int().nonnegative(),
+  })).optional(),
+  /** scv 0.3, on a resumed session: its recorded cost in USD so far; omitted when none. */
+  session_cost_usd: z.number().nonnegative().optional(),
 });
 
 /** `turn.started`: the first event of a turn. */
@@ -412,7 +424,19 @@ export const Usage = z.object({
   input_tokens: z.number().int().nonnegative().optional(),
   /** Omitted: no provider call reported completion tokens. */
   output_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `input_tokens`, those read from the provider's prompt cache; omitted: none reported. */
+  cached_input_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `input_tokens`, those written to the prompt cache (Anthropic); omitted: none reported. */
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `output_tokens`, those spent on reasoning; omitted: none reported. */
+  reasoning_tokens: z.number().int().nonnegative().optional(),
 });
+
+/**
+ * scv 0.3: the session's cost so far in USD by the `pricing` setting, this turn's included.
+ * Omitted while no priced provider call was made in the session.
+ */
+const sessionCost = { session_cost_usd: z.number().nonnegative().optional() };
 /** Token usage, as a type. */
 export type Usage = z.infer<typeof Usage>;
 
@@ -423,10 +447,17 @@ export const TurnCompletedEvent = z.object({
   steps: z.number().int().nonnegative(),
   /** Omitted when no provider call reported usage. */
   usage: Usage.optional(),
+  /** scv 0.3: this turn's cost in USD by `pricing`; omitted when its model has no price or no usage was reported. */
+  cost_usd: z.number().nonnegative().optional(),
+  ...sessionCost,
 });
 
 /** `turn.cancelled`: the turn ended by cancellation. */
-export const TurnCancelledEvent = z.object({ type: z.literal("turn.cancelled"), ...turnEnvelope });
+export const TurnCancelledEvent = z.object({
+  type: z.literal("turn.cancelled"),
+  ...turnEnvelope,
+  ...sessionCost,
+});
 
 /** `turn.failed`: the turn ended with an error. */
 export const TurnFailedEvent = z.object({
@@ -434,6 +465,7 @@ export const TurnFailedEvent = z.object({
   ...turnEnvelope,
   code: z.enum(TURN_FAILURE_CODES),
   message: z.string(),
+  ...sessionCost,
 });
 
 /** `session.trimmed`: the canonical history was cut to `max_history_bytes`. */
@@ -556,7 +588,10 @@ export const ErrorEvent = z.object({
   fatal: z.boolean(),
 });
 
-/** Every server event, keyed by `type`. */
+/**
+ * Every server event's schema, keyed by its type: one per name in `wire.ts`'s
+ * `SERVER_EVENT_KINDS` (the compiler checks both ways).
+ */
 export const SERVER_EVENTS = {
   "initialized": InitializedEvent,
   "session.started": SessionStartedEvent,
@@ -582,39 +617,15 @@ export const SERVER_EVENTS = {
   "mcp.status": McpStatusEvent,
   "rules.list": RulesListEvent,
   "error": ErrorEvent,
-} as const;
+} as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };
 
-/** Any server event. */
-export const ServerEvent = z.discriminatedUnion("type", [
-  InitializedEvent,
-  SessionStartedEvent,
-  TurnStartedEvent,
-  AssistantDeltaEvent,
-  AssistantReasoningDeltaEvent,
-  TurnNoticeEvent,
-  AssistantCompletedEvent,
-  ToolProposedEvent,
-  ApprovalRequestedEvent,
-  ToolStartedEvent,
-  ToolCompletedEvent,
-  ContextCompactedEvent,
-  TurnCompletedEvent,
-  TurnCancelledEvent,
-  TurnFailedEvent,
-  SessionTrimmedEvent,
-  SessionClearedEvent,
-  SessionListEvent,
-  HistoryItemEvent,
-  HistoryEndEvent,
-  SessionConfiguredEvent,
-  McpStatusEvent,
-  RulesListEvent,
-  ErrorEvent,
-]);
+const _sameEvents: Same<ServerEventType, keyof typeof SERVER_EVENTS> = true;
+void _sameEvents;
+
+/** Any server event: the union of the table's schemas. */
+export const ServerEvent = z.discriminatedUnion("type", schemasOf(SERVER_EVENTS));
 /** Any server event, as a type. */
 export type ServerEvent = z.infer<typeof ServerEvent>;
-/** A server event type name. */
-export type ServerEventType = keyof typeof SERVER_EVENTS;
 /** The server event of one type. */
 export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 

@@ -8,6 +8,8 @@
 import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
+import { type ModelPrice, validatePricing } from "./pricing.ts";
+import { type HooksConfig, mergeHooks, validateHooks } from "./hooks_config.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxLimits,
@@ -120,7 +122,7 @@ export interface Config {
   /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;
   /** Whether sandboxed commands may use the network. */
-  sandbox_network: boolean;
+  sandbox_network: boolean | readonly string[];
   /** Extra absolute directories a `workspace-write` sandbox may write. */
   sandbox_writable_roots: readonly string[];
   /** Paths hidden from sandboxed commands. */
@@ -137,6 +139,18 @@ export interface Config {
   session_retention_days: number;
   /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
   max_sessions: number;
+  /**
+   * scv 0.3: USD per million tokens by model name, for `cost_usd` (server/provider/pricing.ts);
+   * merged by model across config files. No entry: no cost is reported for that model.
+   */
+  pricing: Readonly<Record<string, ModelPrice>>;
+  /**
+   * scv 0.3: command hooks in the shape of Claude Code's `hooks` setting (docs/hooks.md); the
+   * groups of every config file run, as Claude Code runs those of every settings file.
+   */
+  hooks: Readonly<HooksConfig>;
+  /** scv 0.3: the TUI notifies (OSC 9 or BEL) when a turn ends or an approval waits unfocused. */
+  notify: boolean;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -198,7 +212,14 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   persist_sessions: true,
   session_retention_days: 30,
   max_sessions: 500,
+  pricing: Object.freeze({}),
+  hooks: Object.freeze({}),
+  notify: true,
 });
+
+/** A `sandbox_network` host pattern (server/sandbox/net/hosts.ts parses it in full). */
+const HOST_PATTERN =
+  /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
 interface KeyRule {
@@ -332,7 +353,14 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     expected: 'must be one of "auto", "workspace-write", "read-only", "off"',
     valid: (v) => (SANDBOX_MODES as readonly unknown[]).includes(v),
   },
-  sandbox_network: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  sandbox_network: {
+    expected: `must be true, false or an array of at most ${MAX_LIST_ENTRIES} host patterns ` +
+      '("registry.npmjs.org", "*.github.com:443", "127.0.0.1:4873", "[::1]:8080")',
+    valid: (v) =>
+      typeof v === "boolean" ||
+      (Array.isArray(v) && v.length <= MAX_LIST_ENTRIES &&
+        v.every((p) => typeof p === "string" && HOST_PATTERN.test(p))),
+  },
   sandbox_writable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
   sandbox_deny_read: listOf('absolute paths or paths starting with "~/"', userPath),
   sandbox_readable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
@@ -348,6 +376,17 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
   session_retention_days: positiveInt,
   max_sessions: positiveInt,
+  pricing: {
+    expected: "must be an object of model names to prices",
+    valid: () => true,
+    normalize: validatePricing,
+  },
+  hooks: {
+    expected: "must be an object of hook events to matcher groups",
+    valid: () => true,
+    normalize: validateHooks,
+  },
+  notify: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */
@@ -618,11 +657,20 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
       if (required) throw new ConfigError(`Cannot load config "${path}": file not found`);
       continue;
     }
-    const { mcp_servers, ...rest } = parseConfigText(text, path);
+    const { mcp_servers, pricing, hooks, ...rest } = parseConfigText(text, path);
     for (const key of Object.keys(rest)) explicit.add(key);
     Object.assign(config, rest);
     // Merged by name, so a --config file adding one server keeps the user's others.
     if (mcp_servers) config.mcp_servers = { ...config.mcp_servers, ...mcp_servers };
+    if (pricing) config.pricing = { ...config.pricing, ...pricing };
+    if (hooks) {
+      try {
+        config.hooks = mergeHooks(config.hooks, hooks);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ConfigError(`Cannot load config "${path}": ${e.message}`);
+      }
+    }
   }
   // The provider's own defaults and base URL variable (ANTHROPIC_BASE_URL for Anthropic), so
   // switching providers needs one key; a value a file gave always wins.

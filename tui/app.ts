@@ -19,6 +19,7 @@ import {
   findCommand,
   interruptTurn,
   markClosed,
+  notificationBytes,
   openPicker,
   welcome,
 } from "./state/mod.ts";
@@ -34,6 +35,7 @@ import {
   withTimeout,
 } from "./server_link.ts";
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
+import { imageReader } from "./shell/image_reader.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
 import { fetchModels } from "./shell/models.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
@@ -98,12 +100,14 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
       maxBytes: config.max_transcript_bytes,
     },
     serverLabel: options.serverCommand ? `command: ${options.serverCommand}` : "in-process",
+    notify: config.notify,
     // The in-process server runs with this very config; a spawned one's limit is not reported,
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
     approvalPolicy: config.approval_policy,
     customCommands,
     readMention: mentionReader(options.cwd),
+    readImage: imageReader(options.cwd),
     startupWarnings: notices,
     // The picker shows recorded (UTC) times in the user's zone.
     utcOffsetMinutes: -new Date().getTimezoneOffset(),
@@ -213,6 +217,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     send: () => link && ((message) => link!.client.send(message)),
     listModels: () => fetchModels(options.config, env),
     indexFiles: () => options.server.listFiles(options.cwd, MAX_INDEXED_PATHS),
+    notify: (message) => writeAll(notificationBytes(message, env)),
   });
   const input = new InputReader({
     input: Deno.stdin,

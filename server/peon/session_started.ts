@@ -7,6 +7,8 @@
  */
 import type { EventOf } from "../../protocol/turn_events.ts";
 import type { Session } from "../core/session.ts";
+import { roundUsd } from "../provider/pricing.ts";
+import { hookGroups } from "../hooks_config.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
 import { isLocalServer } from "../provider/local_server.ts";
@@ -60,5 +62,10 @@ export function sessionStartedBody(
     max_prompt_history_items: config.max_prompt_history_items,
     ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
     ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
+    ...(hookGroups(config.hooks).length > 0 ? { hooks: hookGroups(config.hooks) } : {}),
+    // A resumed session's cost so far, so a client's total goes on from it.
+    ...(session.usage.cost_usd !== undefined
+      ? { session_cost_usd: roundUsd(session.usage.cost_usd) }
+      : {}),
   };
 }

@@ -86,6 +86,12 @@ export interface ProviderUsage {
   prompt_tokens?: number;
   /** Tokens of the answer. */
   completion_tokens?: number;
+  /** Of `prompt_tokens`, those read from the provider's prompt cache. */
+  cached_prompt_tokens?: number;
+  /** Of `prompt_tokens`, those written to the prompt cache (Anthropic's cache creation). */
+  cache_write_tokens?: number;
+  /** Of `completion_tokens`, those spent on reasoning. */
+  reasoning_tokens?: number;
 }
 
 /** One provider call's input. */
@@ -175,6 +181,11 @@ export interface ProviderQuote {
 
 /** Anything that can answer a chat request by streaming. */
 export interface Provider {
+  /**
+   * scv 0.3: whether the API takes images (its models may still refuse them). Omitted: it does
+   * not, and `read_file` of an image says so instead of giving the image.
+   */
+  readonly acceptsImages?: boolean;
   /**
    * One provider call, pulled by the caller (backpressure and cancellation follow from
    * pulling). Throws {@link ProviderError} on failure and the signal's reason when cancelled;

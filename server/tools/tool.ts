@@ -7,6 +7,7 @@
  * @module
  */
 import type { Risk } from "../../protocol/constants.ts";
+import type { ImagePart } from "../images/image_part.ts";
 
 export type { Risk };
 
@@ -65,6 +66,11 @@ export interface ToolContext {
   limits: ToolLimits;
   /** Names of environment variables that must not reach child processes (API keys). */
   secretEnv: readonly string[];
+  /**
+   * scv 0.3: the largest image a tool may give the model (`max_image_bytes`); omitted: the
+   * provider takes no images, and a tool says so instead of giving one.
+   */
+  maxImageBytes?: number;
 }
 
 /**
@@ -114,6 +120,20 @@ export interface ToolResult {
   output: string;
   /** Whether `output` was cut to the output limit. */
   truncated: boolean;
+  /** scv 0.3: images the model sees with the output (read_file of an image); omitted: none. */
+  images?: ImagePart[];
+}
+
+/** A file change a call would make, shown before it runs (`approval.requested.preview`). */
+export interface FileChangePreview {
+  /** The path as diffs show it: relative to the workspace. */
+  path: string;
+  /** The absolute path. */
+  absolute: string;
+  /** The file's text now; null when it does not exist yet. */
+  before: string | null;
+  /** Its text after the call. */
+  after: string;
 }
 
 /** One tool. `A` is the parsed argument type. */
@@ -148,6 +168,11 @@ export interface Tool<A = unknown> {
    * only `read` calls do.
    */
   autoApproved?(risk: Risk): boolean;
+  /**
+   * The file change a call would make, read now for the approval preview; undefined when there
+   * is none to show (the call would fail, the file is not text). Absent for other tools.
+   */
+  preview?(args: A, ctx: { cwd: string }): Promise<FileChangePreview | undefined>;
   /** Runs one call. Should not throw; a throw is reported as a failed call. */
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
 }

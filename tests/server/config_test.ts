@@ -93,6 +93,9 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     persist_sessions: true,
     session_retention_days: 30,
     max_sessions: 500,
+    pricing: {},
+    hooks: {},
+    notify: true,
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
@@ -554,4 +557,97 @@ Deno.test("an optional config location through a file is skipped like a missing 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("pricing entries merge by model across config files", () => {
+  const c = loadConfig(
+    { config: "/x.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg" }, {
+      [XDG]:
+        '{ "pricing": { "a": { "input": 1, "output": 2 }, "b": { "input": 3, "output": 4 } } }',
+      "/x.jsonc": '{ "pricing": { "b": { "input": 5, "output": 6, "cached_input": 0.5 } } }',
+    }),
+  );
+  assert.deepEqual(c.pricing, {
+    a: { input: 1, output: 2 },
+    b: { input: 5, output: 6, cached_input: 0.5 },
+  });
+});
+
+for (
+  const [value, pattern] of [
+    ["[]", /"pricing" must be an object of model names to prices/],
+    ['{ "m": 3 }', /"pricing\.m" must be an object like/],
+    ['{ "m": { "output": 1 } }', /"pricing\.m\.input" is required/],
+    ['{ "m": { "input": -1, "output": 1 } }', /"pricing\.m\.input" must be a number .* got -1/],
+    [
+      '{ "m": { "input": "0.4", "output": 1 } }',
+      /"pricing\.m\.input" must be a number .* got "0\.4"/,
+    ],
+    [
+      '{ "m": { "input": 1, "output": 1, "cachd_input": 1 } }',
+      /"pricing\.m\.cachd_input" is not a price/,
+    ],
+  ] as const
+) {
+  Deno.test(`pricing ${value} is an error naming the model and the price`, () => {
+    const e = configError(() =>
+      loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": `{ "pricing": ${value} }` }))
+    );
+    assert.match(e.message, /"\/x\.jsonc"/);
+    assert.match(e.message, pattern);
+  });
+}
+
+Deno.test("hooks from every config file run: each event's groups are concatenated", () => {
+  const hook = (c: string) => `{ "hooks": [{ "type": "command", "command": "${c}" }] }`;
+  const c = loadConfig(
+    { config: "/x.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg" }, {
+      [XDG]: `{ "hooks": { "Stop": [${hook("a")}] } }`,
+      "/x.jsonc": `{ "hooks": { "Stop": [${hook("b")}], "PreToolUse": [${hook("c")}] } }`,
+    }),
+  );
+  assert.deepEqual(c.hooks.Stop?.map((g) => g.hooks[0]?.command), ["a", "b"]);
+  assert.deepEqual(c.hooks.PreToolUse?.map((g) => g.hooks[0]?.command), ["c"]);
+});
+
+for (
+  const [value, pattern] of [
+    ["[]", /"hooks" must be an object of event names/],
+    ['{ "PreToolUze": [] }', /"hooks\.PreToolUze" is not an event scv fires/],
+    ['{ "Stop": {} }', /"hooks\.Stop" must be a list/],
+    ['{ "Stop": [{ "hooks": [], "matchr": "x" }] }', /"hooks\.Stop\[0\]\.matchr" is not a key/],
+    [
+      '{ "Stop": [{ "matcher": "(", "hooks": [] }] }',
+      /"hooks\.Stop\[0\]\.matcher" is not a valid regular expression/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "prompt", "prompt": "x" }] }] }',
+      /"hooks\.Stop\[0\]\.hooks\[0\]\.type" must be "command"/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": " " }] }] }',
+      /\.command" must be a non-empty string/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": "x", "timeout": 0 }] }] }',
+      /\.timeout" must be a positive number of seconds/,
+    ],
+  ] as const
+) {
+  Deno.test(`hooks ${value} is an error naming the place`, () => {
+    const e = configError(() =>
+      loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": `{ "hooks": ${value} }` }))
+    );
+    assert.match(e.message, /"\/x\.jsonc"/);
+    assert.match(e.message, pattern);
+  });
+}
+
+Deno.test("notify must be true or false", () => {
+  const e = configError(() =>
+    loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": '{ "notify": "no" }' }))
+  );
+  assert.match(e.message, /"notify" must be true or false/);
 });

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { pasteImage, removeLastImage } from "./images.ts";
 import { rememberedText } from "./rules_text.ts";
 import * as ed from "../composer.ts";
 import type { KeyEvent } from "../keys.ts";
@@ -76,6 +77,18 @@ function resolveApproval(state: ClientState, approved: boolean, always = false):
   }];
 }
 
+/** Rows one PgUp/PgDn moves an approval's diff preview by. */
+export const PREVIEW_SCROLL_ROWS = 8;
+
+function scrollPreview(state: ClientState, by: number): Effect[] {
+  const a = state.approval!;
+  if (a.preview === undefined) return [];
+  // The renderer keeps the window full; here the offset only stays within the text.
+  const lines = a.preview.split("\n").length;
+  a.previewScroll = Math.max(0, Math.min(lines - 1, a.previewScroll + by));
+  return [];
+}
+
 /** Every action a key can be bound to, by name. */
 export const ACTIONS = {
   "composer.submit": (state) => submit(state),
@@ -101,7 +114,11 @@ export const ACTIONS = {
     state.composer = ed.down(state.composer, state.composerWidth);
     return [];
   },
-  "delete.back": edit(ed.backspace),
+  "delete.back": (state) => {
+    // At the start of the composer, Backspace takes back the last image chip first.
+    if (!removeLastImage(state)) state.composer = ed.backspace(state.composer);
+    return [];
+  },
   "delete.forward": edit(ed.deleteForward),
   "delete.word-back": edit(ed.deleteWordBack),
   "delete.word-forward": edit(ed.deleteWordForward),
@@ -197,6 +214,9 @@ export const ACTIONS = {
     const choice = state.approval!.choice;
     return resolveApproval(state, choice !== "deny", choice === "always");
   },
+  /** PgUp/PgDn: scroll the diff an edit's approval shows. */
+  "approval.preview-up": (state) => scrollPreview(state, -PREVIEW_SCROLL_ROWS),
+  "approval.preview-down": (state) => scrollPreview(state, PREVIEW_SCROLL_ROWS),
   "approval.approve": (state) => resolveApproval(state, true),
   "approval.always": (state) => resolveApproval(state, true, true),
   "approval.deny": (state) => resolveApproval(state, false),
@@ -262,6 +282,8 @@ export const APPROVAL_KEYMAP: Readonly<Record<string, ActionName>> = {
   "y": "approval.approve",
   "n": "approval.deny",
   "a": "approval.always",
+  "pageup": "approval.preview-up",
+  "pagedown": "approval.preview-down",
 };
 
 /** Chords of the session picker, before the others; typed text filters it. */
@@ -371,6 +393,11 @@ function applyText(
  * ```
  */
 export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
+  // A focus report changes nothing on screen: only whether to notify.
+  if (ev.type === "focus") {
+    state.focused = ev.focused;
+    return [];
+  }
   state.version++;
   const wasArmed = state.exitArmed;
   state.exitArmed = false;
@@ -390,7 +417,7 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
     const line = ev.text.replace(/\s+/g, " ");
     if (state.picker) editPickerFilter(state, line);
     else if (state.search) editSearch(state, line);
-    else state.composer = ed.insert(state.composer, ev.text);
+    else if (!pasteImage(state, ev.text)) state.composer = ed.insert(state.composer, ev.text);
     return [];
   }
   if (ev.type === "text") return applyText(state, ev, key);

@@ -6,7 +6,13 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, RuleView, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type {
+  ImageAttachment,
+  Risk,
+  RuleView,
+  ServerEventOf,
+  SessionSummary,
+} from "../../protocol/schema.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -18,7 +24,8 @@ import { PromptHistory } from "../history.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
-  | { kind: "user"; text: string }
+  /** `images`: the chips of the images sent with it (scv 0.3), one line each. */
+  | { kind: "user"; text: string; images?: string[] }
   /**
    * Assistant Markdown. A long streamed message arrives in parts: each complete block is
    * written as soon as the next one starts; `continued` marks the parts after the first.
@@ -121,6 +128,23 @@ export type MentionReader = (
   maxBytes: number,
 ) => { text: string; size: number; binary?: boolean } | undefined;
 
+/** An image waiting in the composer. */
+export interface ComposerImage {
+  /** The file's name, as the chip shows it. */
+  name: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** What `turn.start` carries for it. */
+  attachment: ImageAttachment;
+}
+
+/**
+ * Reads what a user named as an image: a path (relative to the workspace or absolute, quoted,
+ * `file://`, with `\ ` escapes as terminals paste them). Undefined: not an image file's path;
+ * `{ error }`: an image that cannot be attached, and why.
+ */
+export type ImageReader = (raw: string) => ComposerImage | { error: string } | undefined;
+
 /** The workspace's files for `@path` completion, as the shell indexed them. */
 export interface WorkspaceIndex {
   /** Paths relative to the workspace, `/`-separated, directories ending in `/`. */
@@ -180,6 +204,13 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /**
+   * scv 0.3: the session's cost so far in USD (`session_cost_usd` of `session.started` and of
+   * each turn's end); undefined while the server reported none (no `pricing` for the model).
+   */
+  costUsd?: number | undefined;
+  /** scv 0.3: the configured hooks' matcher groups, as `session.started` lists them. */
+  hooks?: NonNullable<ServerEventOf<"session.started">["hooks"]>;
 }
 
 /** Requests of the session (not of a turn) whose reply the TUI waits for. */
@@ -280,6 +311,10 @@ export interface ClientState {
   completionPending: boolean;
   /** Reads mentioned files; undefined: mentions are sent as typed. */
   readMention: MentionReader | undefined;
+  /** scv 0.3: images waiting in the composer, sent with the next prompt. */
+  images: ComposerImage[];
+  /** Reads a pasted or mentioned image path; undefined: images are not attached. */
+  readImage: ImageReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
   /**
@@ -287,6 +322,10 @@ export interface ClientState {
    * server, so going back to one is a switch, not a resume. Oldest first, bounded.
    */
   otherSessions: Map<string, { info: SessionInfo; lastSeq: number }>;
+  /** scv 0.3: whether the terminal has focus, as its focus reports say (true until told). */
+  focused: boolean;
+  /** scv 0.3: the `notify` setting: notify when unfocused. */
+  notify: boolean;
 }
 
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
@@ -308,7 +347,9 @@ export type Effect =
   /** Fetch the provider's models (`GET {base_url}/models`) and call `applyModelList`. */
   | { kind: "list-models" }
   /** Index the workspace's files and call `applyWorkspaceIndex`. */
-  | { kind: "index-files" };
+  | { kind: "index-files" }
+  /** scv 0.3: tell the user, who is in another window (OSC 9 or BEL, see `notify.ts`). */
+  | { kind: "notify"; message: string };
 
 /** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
 export const REPLY_TIMEOUT_MS = 5000;
@@ -337,6 +378,9 @@ export interface CreateStateOptions {
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
+  readImage?: ImageReader;
+  /** The `notify` setting (default true). */
+  notify?: boolean;
 }
 
 /**
@@ -402,8 +446,12 @@ export function createState(options: CreateStateOptions): ClientState {
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
+    images: [],
+    readImage: options.readImage,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
+    focused: true,
+    notify: options.notify ?? true,
   };
 }
 
