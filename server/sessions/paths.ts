@@ -6,6 +6,9 @@
  */
 import { stateDir } from "../state_dir.ts";
 
+/** scv's state directory; its one definition is in `server/state_dir.ts`. */
+export { stateDir };
+
 /**
  * The sessions directory for an environment, or undefined when neither an absolute
  * `XDG_STATE_HOME` nor `HOME` is set.
@@ -21,8 +24,8 @@ import { stateDir } from "../state_dir.ts";
  * ```
  */
 export function sessionsDir(env: (name: string) => string | undefined): string | undefined {
-  const dir = stateDir(env);
-  return dir === undefined ? undefined : `${dir}/sessions`;
+  const state = stateDir(env);
+  return state === undefined ? undefined : `${state}/sessions`;
 }
 
 /** Session ids scv creates (UUIDs); anything else names no recorded session. */
