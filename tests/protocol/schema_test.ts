@@ -120,6 +120,7 @@ const OPTIONAL: Record<string, string[]> = {
     "notice",
     "mcp_servers",
     "sandbox",
+    "checkpoints",
     "hooks",
     "session_cost_usd",
   ],
@@ -129,6 +130,9 @@ const OPTIONAL: Record<string, string[]> = {
   "session.configure": ["model", "approval_policy"],
   "history.item": ["truncated", "compaction", "name", "summary", "success"],
   "mcp.status": ["truncated"],
+  "session.rewind": ["dry_run"],
+  "session.rewound": ["dry_run", "truncated", "restored_count", "removed_count"],
+  "session.checkpoints": ["truncated"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {
