@@ -8,6 +8,7 @@
  * @module
  */
 import { type Buffer, visualRows } from "./composer.ts";
+import { chipLabels } from "./state/images.ts";
 import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
 import {
@@ -67,6 +68,7 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
         s.bold(s.cyan("› ")),
         "  ",
       ).map((l) => s.bold(l));
+      for (const chip of item.images ?? []) lines.push(s.cyan(truncate(`  ${sanitize(chip)}`, w)));
       break;
     case "assistant": {
       const body = renderMarkdown(item.text, { width: w - 2, style: s });
@@ -669,7 +671,11 @@ function liveParts(state: ClientState, view: View, cache: RenderCache): LivePart
     box,
     boxCore: box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [],
     tools: liveTools(state, w, s),
-    queued: queuedLines(state, w, s),
+    // The composer's image chips sit right above it, with the queued prompts.
+    queued: [
+      ...queuedLines(state, w, s),
+      ...chipLabels(state.images).map((c) => s.cyan(truncate(sanitize(c), w))),
+    ],
     hint: state.hint ? [s.yellow(truncate(state.hint, w))] : [],
     composer: composerRows(cache, state, composerWidth(view.width), s),
   };

@@ -105,11 +105,17 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       await emitBounded(turn, "turn.notice", { message }, "notice", signal);
     }
     const usage = turn.usage;
+    // scv's own count, for a client whose provider reports no usage (the status line's figure).
+    const counted = deps.context.count?.(turn.session.history, {
+      systemPrompt: deps.systemPrompt,
+      tools: deps.tools.specs(),
+    });
     const cost = turn.costUsd;
     end = {
       type: "turn.completed",
       steps: turn.steps,
       ...(usage ? { usage } : {}),
+      ...(counted !== undefined ? { context_tokens: counted } : {}),
       ...(cost !== undefined ? { cost_usd: cost } : {}),
     };
   } catch (e) {

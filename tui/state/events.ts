@@ -378,7 +378,8 @@ export const EVENT_HANDLERS: EventTable = {
     scope: "turn",
     apply(state, event, turn) {
       noteCost(state, event);
-      const estimate = contextEstimate(event);
+      // Without the provider's usage, scv's own count (not a 0 that reads as an empty context).
+      const estimate = contextEstimate(event) ?? event.context_tokens;
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { pasteImage, removeLastImage } from "./images.ts";
 import { rememberedText } from "./rules_text.ts";
 import * as ed from "../composer.ts";
 import type { KeyEvent } from "../keys.ts";
@@ -113,7 +114,11 @@ export const ACTIONS = {
     state.composer = ed.down(state.composer, state.composerWidth);
     return [];
   },
-  "delete.back": edit(ed.backspace),
+  "delete.back": (state) => {
+    // At the start of the composer, Backspace takes back the last image chip first.
+    if (!removeLastImage(state)) state.composer = ed.backspace(state.composer);
+    return [];
+  },
   "delete.forward": edit(ed.deleteForward),
   "delete.word-back": edit(ed.deleteWordBack),
   "delete.word-forward": edit(ed.deleteWordForward),
@@ -412,7 +417,7 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
     const line = ev.text.replace(/\s+/g, " ");
     if (state.picker) editPickerFilter(state, line);
     else if (state.search) editSearch(state, line);
-    else state.composer = ed.insert(state.composer, ev.text);
+    else if (!pasteImage(state, ev.text)) state.composer = ed.insert(state.composer, ev.text);
     return [];
   }
   if (ev.type === "text") return applyText(state, ev, key);

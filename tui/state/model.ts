@@ -6,7 +6,13 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, RuleView, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type {
+  ImageAttachment,
+  Risk,
+  RuleView,
+  ServerEventOf,
+  SessionSummary,
+} from "../../protocol/schema.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -18,7 +24,8 @@ import { PromptHistory } from "../history.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
-  | { kind: "user"; text: string }
+  /** `images`: the chips of the images sent with it (scv 0.3), one line each. */
+  | { kind: "user"; text: string; images?: string[] }
   /**
    * Assistant Markdown. A long streamed message arrives in parts: each complete block is
    * written as soon as the next one starts; `continued` marks the parts after the first.
@@ -120,6 +127,23 @@ export type MentionReader = (
   path: string,
   maxBytes: number,
 ) => { text: string; size: number; binary?: boolean } | undefined;
+
+/** An image waiting in the composer. */
+export interface ComposerImage {
+  /** The file's name, as the chip shows it. */
+  name: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** What `turn.start` carries for it. */
+  attachment: ImageAttachment;
+}
+
+/**
+ * Reads what a user named as an image: a path (relative to the workspace or absolute, quoted,
+ * `file://`, with `\ ` escapes as terminals paste them). Undefined: not an image file's path;
+ * `{ error }`: an image that cannot be attached, and why.
+ */
+export type ImageReader = (raw: string) => ComposerImage | { error: string } | undefined;
 
 /** The workspace's files for `@path` completion, as the shell indexed them. */
 export interface WorkspaceIndex {
@@ -287,6 +311,10 @@ export interface ClientState {
   completionPending: boolean;
   /** Reads mentioned files; undefined: mentions are sent as typed. */
   readMention: MentionReader | undefined;
+  /** scv 0.3: images waiting in the composer, sent with the next prompt. */
+  images: ComposerImage[];
+  /** Reads a pasted or mentioned image path; undefined: images are not attached. */
+  readImage: ImageReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
   /**
@@ -350,6 +378,7 @@ export interface CreateStateOptions {
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
+  readImage?: ImageReader;
   /** The `notify` setting (default true). */
   notify?: boolean;
 }
@@ -417,6 +446,8 @@ export function createState(options: CreateStateOptions): ClientState {
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
+    images: [],
+    readImage: options.readImage,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
     focused: true,
