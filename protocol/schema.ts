@@ -62,6 +62,29 @@ export const TurnStartMessage = z.object({
   request_id: requestId,
   session_id: id,
   prompt: z.string(),
+  /**
+   * scv 0.3: on a session whose turn is active, wait in the session's queue (answered
+   * `turn.queued`) instead of being refused with `turn_active`. Omitted (or false): refused.
+   */
+  queue: z.boolean().optional(),
+});
+
+/** scv 0.3 `turn.steer`: adds text to the active turn at its next safe point. */
+export const TurnSteerMessage = z.object({
+  type: z.literal("turn.steer"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+  prompt: z.string(),
+});
+
+/** scv 0.3 `turn.dequeue`: takes a prompt that waits in the queue back out of it. */
+export const TurnDequeueMessage = z.object({
+  type: z.literal("turn.dequeue"),
+  request_id: requestId,
+  session_id: id,
+  /** The `request_id` of the queued `turn.start`. */
+  queued_request_id: requestId,
 });
 
 /** `turn.cancel`: cancels the running turn; answered by `turn.cancelled`. */
@@ -142,6 +165,8 @@ export const CLIENT_MESSAGES = {
   "session.compact": SessionCompactMessage,
   "session.configure": SessionConfigureMessage,
   "mcp.status": McpStatusMessage,
+  "turn.steer": TurnSteerMessage,
+  "turn.dequeue": TurnDequeueMessage,
 } as const;
 
 // The plain list in constants.ts and this table must name the same types (checked by tsc).
@@ -162,6 +187,8 @@ export const ClientMessage = z.discriminatedUnion("type", [
   SessionCompactMessage,
   SessionConfigureMessage,
   McpStatusMessage,
+  TurnSteerMessage,
+  TurnDequeueMessage,
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -240,6 +267,15 @@ export const SessionStartedEvent = z.object({
    * record torn by a crash was dropped. Omitted when there is nothing to say.
    */
   notice: z.string().optional(),
+  /**
+   * scv 0.3, on a resumed session: the steers and queued prompts that were waiting when the
+   * server stopped, oldest first. None of them is started; omitted when nothing was waiting.
+   */
+  queued: z.array(z.object({
+    request_id: requestId,
+    prompt: z.string(),
+    kind: z.enum(["steer", "queue"]),
+  })).optional(),
 });
 
 /** `turn.started`: the first event of a turn. */
@@ -356,8 +392,18 @@ export const TurnCompletedEvent = z.object({
   usage: Usage.optional(),
 });
 
+/**
+ * scv 0.3: the prompts of steers that were still waiting when the turn ended, in the order they
+ * were accepted, so the client can give the text back. Omitted when none was waiting.
+ */
+const droppedSteers = z.array(z.string()).optional();
+
 /** `turn.cancelled`: the turn ended by cancellation. */
-export const TurnCancelledEvent = z.object({ type: z.literal("turn.cancelled"), ...turnEnvelope });
+export const TurnCancelledEvent = z.object({
+  type: z.literal("turn.cancelled"),
+  ...turnEnvelope,
+  dropped_steers: droppedSteers,
+});
 
 /** `turn.failed`: the turn ended with an error. */
 export const TurnFailedEvent = z.object({
@@ -365,6 +411,42 @@ export const TurnFailedEvent = z.object({
   ...turnEnvelope,
   code: z.enum(TURN_FAILURE_CODES),
   message: z.string(),
+  dropped_steers: droppedSteers,
+});
+
+/** scv 0.3 `user.steered`: a steer entered the conversation as a user message. */
+export const UserSteeredEvent = z.object({
+  type: z.literal("user.steered"),
+  ...turnEnvelope,
+  content: z.string(),
+  /** The `request_id` of the `turn.steer` it came from. */
+  steer_request_id: requestId,
+});
+
+/** scv 0.3 `turn.steer.accepted`: the steer waits for the turn's next safe point. */
+export const TurnSteerAcceptedEvent = z.object({
+  type: z.literal("turn.steer.accepted"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+});
+
+/** scv 0.3 `turn.queued`: the `turn.start` waits behind the active turn. */
+export const TurnQueuedEvent = z.object({
+  type: z.literal("turn.queued"),
+  request_id: requestId,
+  session_id: id,
+  /** Its place in the queue, from 1 (the next to start). */
+  position: z.number().int().positive(),
+});
+
+/** scv 0.3 `turn.dequeued`: the reply to `turn.dequeue`, with the prompt taken back. */
+export const TurnDequeuedEvent = z.object({
+  type: z.literal("turn.dequeued"),
+  request_id: requestId,
+  session_id: id,
+  queued_request_id: requestId,
+  prompt: z.string(),
 });
 
 /** `session.trimmed`: the canonical history was cut to `max_history_bytes`. */
@@ -501,6 +583,10 @@ export const SERVER_EVENTS = {
   "history.end": HistoryEndEvent,
   "session.configured": SessionConfiguredEvent,
   "mcp.status": McpStatusEvent,
+  "user.steered": UserSteeredEvent,
+  "turn.steer.accepted": TurnSteerAcceptedEvent,
+  "turn.queued": TurnQueuedEvent,
+  "turn.dequeued": TurnDequeuedEvent,
   "error": ErrorEvent,
 } as const;
 
@@ -528,6 +614,10 @@ export const ServerEvent = z.discriminatedUnion("type", [
   HistoryEndEvent,
   SessionConfiguredEvent,
   McpStatusEvent,
+  UserSteeredEvent,
+  TurnSteerAcceptedEvent,
+  TurnQueuedEvent,
+  TurnDequeuedEvent,
   ErrorEvent,
 ]);
 /** Any server event, as a type. */

@@ -22,6 +22,7 @@ export const TURN_EVENT_TYPES = [
   "tool.completed",
   "context.compacted",
   "session.trimmed",
+  "user.steered",
   "turn.completed",
   "turn.cancelled",
   "turn.failed",

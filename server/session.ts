@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Inbox } from "./core/inbox.ts";
 import type { ChatMessage } from "./provider/types.ts";
 import type { Recorder } from "./sessions/recorder.ts";
 import { SeqCounter } from "./writer.ts";
@@ -67,6 +68,8 @@ export class Session {
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
   compactedMessages = 0;
   turn: ActiveTurn | undefined;
+  /** scv 0.3: the steers waiting for the active turn and the prompts queued behind it. */
+  readonly inbox: Inbox = new Inbox();
   #approvals = new Map<string, PendingApproval>();
 
   /**

@@ -39,6 +39,9 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
+      // The safe point (scv 0.3): every proposed call has ended and no request is out, so
+      // waiting steers enter the conversation here, before the next provider request.
+      await takeSteers(turn, signal);
       const notes = await deps.prepareTools?.(signal);
       if (notes && deps.notices) {
         for (const message of notes) {
@@ -53,6 +56,10 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       const calls = response.message.tool_calls ?? [];
       turn.append(response.message);
       if (calls.length === 0) {
+        // A steer that came while the model was finishing gets one more request: never lost.
+        if (turn.session.inbox.hasSteers(turn.id)) continue;
+        // The turn is ending: a steer from now on is refused, not left waiting.
+        turn.session.inbox.closeTurn(turn.id);
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
         await trim(turn, turn.session.history.length, deps);
@@ -78,6 +85,25 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
   }
   await turn.finish(end);
   return turn.end ?? end;
+}
+
+/** Appends each waiting steer as a user message and tells the client with `user.steered`. */
+async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
+  for (const steer of turn.session.inbox.takeSteers(turn.id)) {
+    // The client hears the steer was accepted before it hears it entered.
+    await steer.announced.catch(() => {});
+    turn.append({ role: "user", content: steer.prompt });
+    await emitBounded(
+      turn,
+      "user.steered",
+      {
+        content: steer.prompt,
+        steer_request_id: steer.requestId,
+      },
+      "steer",
+      signal,
+    );
+  }
 }
 
 /** The messages of the next provider call, after compacting the history when it must be. */

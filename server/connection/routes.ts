@@ -17,7 +17,9 @@ import { sessionHistory } from "./handlers/session_history.ts";
 import { sessionList } from "./handlers/session_list.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
+import { turnDequeue } from "./handlers/turn_dequeue.ts";
 import { turnStart } from "./handlers/turn_start.ts";
+import { turnSteer } from "./handlers/turn_steer.ts";
 
 /** Handles one parsed request of type `T`. */
 export type Handler<T extends ClientMessageType> = (
@@ -38,6 +40,8 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
   "mcp.status": mcpStatus,
+  "turn.steer": turnSteer,
+  "turn.dequeue": turnDequeue,
 };
 
 /** Runs the handler of a message's type. */

@@ -107,13 +107,17 @@ const OPTIONAL: Record<string, string[]> = {
   "turn.completed": ["usage"],
   "error": ["request_id"],
   "session.start": ["resume"],
-  "session.started": ["resumed", "last_seq", "notice", "mcp_servers"],
+  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "queued"],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
   "session.compact": ["instructions"],
   "session.configure": ["model", "approval_policy"],
   "history.item": ["truncated", "compaction", "name", "summary", "success"],
   "mcp.status": ["truncated"],
+  // scv 0.3 (docs/steering.md)
+  "turn.start": ["queue"],
+  "turn.cancelled": ["dropped_steers"],
+  "turn.failed": ["dropped_steers"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {

@@ -1,6 +1,8 @@
 /**
  * `turn.start`: checks the prompt and the session, then runs the turn as its own task (the
- * input loop never waits for it) with the Peon sink and approvals.
+ * input loop never waits for it) with the Peon sink and approvals. With `queue` (scv 0.3) on a
+ * busy session the prompt waits in the session's inbox instead, and each turn that ends starts
+ * the next queued one.
  *
  * @module
  */
@@ -9,7 +11,7 @@ import { clip, errorText } from "../../error_text.ts";
 import { ProviderConfigError } from "../../provider/config_error.ts";
 import type { ActiveTurn, Session } from "../../session.ts";
 import { Turn } from "../../turn.ts";
-import { utf8Length } from "../../utf8.ts";
+import { promptRefusal } from "../../core/prompt_bounds.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
 import { sessionConfig, turnEndOf } from "../recording.ts";
@@ -20,16 +22,9 @@ function refusal(
   session: Session,
   cx: ConnectionContext,
 ): { code: "invalid_request" | "turn_active"; message: string } | undefined {
-  const { max_prompt_bytes } = cx.config;
-  if (msg.prompt.trim() === "") return { code: "invalid_request", message: "prompt is empty" };
-  const size = utf8Length(msg.prompt);
-  if (size > max_prompt_bytes) {
-    return {
-      code: "invalid_request",
-      message: `prompt of ${size} bytes exceeds max_prompt_bytes (${max_prompt_bytes})`,
-    };
-  }
-  if (session.turn) {
+  const bad = promptRefusal(msg.prompt, cx.config.max_prompt_bytes);
+  if (bad !== undefined) return { code: "invalid_request", message: bad };
+  if (session.turn && !msg.queue) {
     return {
       code: "turn_active",
       message: `session "${session.id}" is already running turn "${session.turn.id}"`,
@@ -38,7 +33,10 @@ function refusal(
   return undefined;
 }
 
-/** Starts a turn; its events and its one terminal event follow from its own task. */
+/**
+ * Starts a turn, or queues it behind the active one; its events and its one terminal event
+ * follow from its own task.
+ */
 export async function turnStart(
   msg: ClientMessageOf<"turn.start">,
   cx: ConnectionContext,
@@ -58,11 +56,48 @@ export async function turnStart(
         `request_id`,
     );
   }
+  if (session.turn) return await enqueue(msg, session, cx);
+  startTurn(session, msg.request_id, msg.prompt, turnId, cx);
+}
+
+/** Queues the prompt behind the active turn and answers `turn.queued` once it is recorded. */
+async function enqueue(
+  msg: ClientMessageOf<"turn.start">,
+  session: Session,
+  cx: ConnectionContext,
+): Promise<void> {
+  const accepted = session.inbox.enqueue(msg.request_id, msg.prompt);
+  if (!accepted.ok) return await cx.error(msg.request_id, "invalid_request", accepted.message);
+  accepted.entry.announced = (async () => {
+    await accepted.recorded;
+    await cx.send<"turn.queued">({
+      type: "turn.queued",
+      request_id: msg.request_id,
+      session_id: session.id,
+      position: accepted.position,
+    });
+  })();
+  await accepted.entry.announced;
+}
+
+/**
+ * Runs a turn on an idle session as its own task; when it ends, the next queued prompt starts
+ * (after its `turn.queued` went out), so the session is never idle while prompts wait.
+ */
+function startTurn(
+  session: Session,
+  requestId: string,
+  prompt: string,
+  turnId: string,
+  cx: ConnectionContext,
+  announced: Promise<void> = Promise.resolve(),
+): void {
+  const maxFrameBytes = cx.config.max_server_frame_bytes;
   const writer = cx.writer;
   const turn = new Turn({
     session,
-    requestId: msg.request_id,
-    prompt: msg.prompt,
+    requestId,
+    prompt,
     id: turnId,
     maxFrameBytes,
     onEnd: async (end, t) => {
@@ -78,18 +113,24 @@ export async function turnStart(
   });
   const active: ActiveTurn = {
     id: turnId,
-    requestId: msg.request_id,
+    requestId,
     controller: new AbortController(),
     done: Promise.resolve(),
   };
   session.turn = active;
   active.done = (async () => {
     try {
+      // A queued prompt's turn.queued goes out before its turn.started.
+      await announced.catch(() => {});
       await runPeonTurn(turn, active.controller.signal, cx);
     } catch (e) {
       cx.log(`scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`);
     } finally {
       if (session.turn === active) session.turn = undefined;
+      const next = session.turn ? undefined : session.inbox.nextQueued();
+      if (next) {
+        startTurn(session, next.requestId, next.prompt, crypto.randomUUID(), cx, next.announced);
+      }
     }
   })();
   cx.track(active.done);
