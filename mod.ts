@@ -1,7 +1,7 @@
 /**
  * scv as a library: start a Peon server on any pair of byte streams, talk to it with a typed
  * client, add tools and providers, and load configuration the way the CLI does. The agent core
- * that front-ends drive (`server/turn.ts`, `server/agent/run_turn.ts`) is described in
+ * that front-ends drive (`server/core/turn.ts`, `server/core/run_turn.ts`) is described in
  * docs/agent_core.md.
  *
  * @example
@@ -36,8 +36,8 @@ export type {
   OutgoingMessage,
   PeonClientOptions,
 } from "./protocol/client.ts";
-export { providerFromConfig, serve } from "./server/serve.ts";
-export type { ServeOptions } from "./server/serve.ts";
+export { providerFromConfig, serve } from "./server/peon/serve.ts";
+export type { ServeOptions } from "./server/peon/serve.ts";
 export { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfigText } from "./server/config.ts";
 export type { ApprovalPolicy, Config, ConfigFlags } from "./server/config.ts";
 export { defineTool } from "./server/tools/tool.ts";
@@ -60,7 +60,7 @@ export { AnthropicProvider } from "./server/provider/anthropic.ts";
 export { OpenAIResponsesProvider } from "./server/provider/openai_responses.ts";
 export type { ProviderOptions } from "./server/provider/options.ts";
 export type { RetryPolicy } from "./server/provider/retry.ts";
-export { ProviderError } from "./server/provider/types.ts";
+export { ProviderError, type ProviderQuote } from "./server/provider/types.ts";
 export type {
   AssistantMessage,
   ChatMessage,

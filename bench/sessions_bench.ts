@@ -8,7 +8,7 @@
  * @module
  */
 import { DEFAULT_CONFIG } from "../server/config.ts";
-import { serve } from "../server/serve.ts";
+import { serve } from "../server/peon/serve.ts";
 import type { ChatMessage } from "../server/provider/types.ts";
 import { Recorder } from "../server/sessions/recorder.ts";
 import { encodeRecord, FORMAT_VERSION, type SessionRecord } from "../server/sessions/records.ts";

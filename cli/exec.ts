@@ -12,7 +12,7 @@ import type { ExecOptions } from "./command_line.ts";
 import { loadConfigOrReport } from "../server/config.ts";
 import { PeonClient, PeonRequestError } from "../protocol/client.ts";
 import type { ServerEvent } from "../protocol/schema.ts";
-import { serve } from "../server/serve.ts";
+import { serve } from "../server/peon/serve.ts";
 
 /** Exit statuses of `scv exec`. */
 export const EXEC_EXIT = { completed: 0, failed: 1, usage: 2, cancelled: 130 } as const;

@@ -4,7 +4,7 @@
  * @module
  */
 import { type ConfigFlags, loadConfigOrReport } from "../server/config.ts";
-import { serve } from "../server/serve.ts";
+import { serve } from "../server/peon/serve.ts";
 import { stdinUntilSignal } from "./stdin_input.ts";
 
 /** Runs the headless server until stdin ends; resolves with the exit status. */

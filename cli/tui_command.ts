@@ -37,7 +37,7 @@ export async function runTuiCommand(options: TuiOptions): Promise<number> {
     env: readEnv,
     session: options.session,
     server: {
-      loadServe: async () => (await import("../server/serve.ts")).serve,
+      loadServe: async () => (await import("../server/peon/serve.ts")).serve,
       signalGroup,
       listFiles,
     },

@@ -111,3 +111,11 @@ export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];
 export function isClientMessageType(type: unknown): type is ClientMessageType {
   return typeof type === "string" && (CLIENT_MESSAGE_TYPES as readonly string[]).includes(type);
 }
+
+/** scv 0.3: the media types an image attachment may have (PNG, JPEG, GIF, WebP). */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+/** One of {@link IMAGE_MEDIA_TYPES}. */
+export type ImageMediaType = typeof IMAGE_MEDIA_TYPES[number];
+
+/** scv 0.3: the most attachments one `turn.start` (or `turn.steer`) may carry. */
+export const MAX_ATTACHMENTS = 8;

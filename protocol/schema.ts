@@ -14,6 +14,7 @@ import {
   APPROVAL_POLICIES,
   type ClientMessageType,
   ERROR_CODES,
+  IMAGE_MEDIA_TYPES,
   MAX_SESSION_LIST_LIMIT,
   RISKS,
   TURN_FAILURE_CODES,
@@ -56,12 +57,34 @@ export const SessionStartMessage = z.object({
   resume: id.optional(),
 });
 
+/**
+ * scv 0.3: one image given with a prompt, either inline (`media_type` and base64 `data`) or as
+ * a `path` inside the workspace that the server reads. Which of the two, the bounds and the
+ * format are checked by the server (server/images/attachments.ts), so that each refusal names
+ * the attachment; here only the field types.
+ */
+export const ImageAttachment = z.object({
+  type: z.literal("image"),
+  /** Inline only: the format `data` claims to be. */
+  media_type: z.enum(IMAGE_MEDIA_TYPES).optional(),
+  /** Inline: the image, base64 (standard alphabet, padded). */
+  data: z.string().optional(),
+  /** By path: a file inside the workspace, relative to it or absolute. */
+  path: z.string().optional(),
+  /** What to call it in the transcript; omitted: the path's file name, or `image N`. */
+  name: z.string().optional(),
+});
+/** One image attachment, as a type. */
+export type ImageAttachment = z.infer<typeof ImageAttachment>;
+
 /** `turn.start`: runs one agent turn on an idle session. */
 export const TurnStartMessage = z.object({
   type: z.literal("turn.start"),
   request_id: requestId,
   session_id: id,
   prompt: z.string(),
+  /** scv 0.3: images given with the prompt, at most `MAX_ATTACHMENTS`; omitted: none. */
+  attachments: z.array(ImageAttachment).optional(),
   /**
    * scv 0.3: on a session whose turn is active, wait in the session's queue (answered
    * `turn.queued`) instead of being refused with `turn_active`. Omitted (or false): refused.

@@ -94,6 +94,8 @@ export interface Config {
   max_history_bytes: number;
   /** The most a tool's output may take before it is cut (head and tail kept). */
   max_tool_output_bytes: number;
+  /** scv 0.3: the largest image (attachment or read_file), decoded bytes. */
+  max_image_bytes: number;
   /** Wall-clock limit of one tool call. */
   tool_timeout_ms: number;
   /** How long a provider response may stay silent before the call fails. */
@@ -141,6 +143,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_server_frame_bytes: 8388608,
   max_history_bytes: 16777216,
   max_tool_output_bytes: 65536,
+  max_image_bytes: 5242880,
   tool_timeout_ms: 120000,
   provider_timeout_ms: 120000,
   max_transcript_bytes: 8388608,
@@ -279,6 +282,7 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_server_frame_bytes: positiveInt,
   max_history_bytes: positiveInt,
   max_tool_output_bytes: positiveInt,
+  max_image_bytes: positiveInt,
   tool_timeout_ms: positiveMs,
   provider_timeout_ms: positiveMs,
   max_transcript_bytes: positiveInt,

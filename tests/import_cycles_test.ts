@@ -12,8 +12,8 @@ Deno.test("the source tree has no import cycle", async () => {
     files: ["main.ts", "mod.ts"],
   });
   // The graph is real: the agent loop's file is in it and imports the turn.
-  const loop = graph.get(`${ROOT}/server/agent/run_turn.ts`);
-  assertEquals(loop?.includes(`${ROOT}/server/turn_failure.ts`), true);
+  const loop = graph.get(`${ROOT}/server/core/run_turn.ts`);
+  assertEquals(loop?.includes(`${ROOT}/server/core/turn_failure.ts`), true);
   const cycles = findCycles(graph).map((c) => c.map((p) => p.slice(ROOT.length + 1)));
   assertEquals(cycles, []);
 });

@@ -17,14 +17,14 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { ApprovalPolicy, Config } from "../config.ts";
-import type { ConnectionDeps } from "../connection.ts";
-import type { Session } from "../session.ts";
-import { Turn } from "../turn.ts";
+import type { ConnectionDeps } from "../peon/connection.ts";
+import type { Session } from "../core/session.ts";
+import { Turn } from "../core/turn.ts";
 import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { liveSessionView } from "../sessions/recorder_inputs.ts";
-import { turnEndOf } from "../connection/recording.ts";
-import { runTurn } from "../agent/run_turn.ts";
-import type { ApprovalRequest } from "../agent/approvals.ts";
+import { turnEndOf } from "../peon/recording.ts";
+import { runTurn } from "../core/run_turn.ts";
+import type { ApprovalRequest } from "../core/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { McpHost } from "../mcp/host.ts";

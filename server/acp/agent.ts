@@ -20,7 +20,7 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { SCV_VERSION } from "../../protocol/constants.ts";
-import { agentDeps } from "../agent_deps.ts";
+import { agentDeps } from "../core/runtime.ts";
 import type { Provider } from "../provider/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { openSessionStore } from "../sessions/open_store.ts";
@@ -32,7 +32,7 @@ import { workspaceDir } from "../workspace_dir.ts";
 import type { AcpSession } from "./acp_session.ts";
 import type { OpenContext } from "./open_session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { ConnectionDeps } from "../connection.ts";
+import type { ConnectionDeps } from "../peon/connection.ts";
 import type { McpHost } from "../mcp/host.ts";
 
 /** Sessions one connection may have open at once (`session/close` frees a place). */

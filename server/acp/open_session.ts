@@ -14,11 +14,11 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import { type ApprovalPolicy, type Config, CONFIG_RULES } from "../config.ts";
-import type { ConnectionDeps } from "../connection.ts";
+import type { ConnectionDeps } from "../peon/connection.ts";
 import { errorText } from "../error_text.ts";
 import { McpHost } from "../mcp/host.ts";
 import { providerSecretEnv } from "../provider/secret_env.ts";
-import { Session } from "../session.ts";
+import { Session } from "../core/session.ts";
 import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
 import type { SessionFile } from "../sessions/session_file.ts";

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
 import { errorMessageOf } from "./error_body.ts";
@@ -80,12 +79,11 @@ export class AnthropicAccumulator {
         this.#stopped = true;
         return [];
       case "error":
-        throw new ProviderError(
-          "provider_error",
-          `Provider reported an error: ${
-            clip(errorMessageOf(e.error) ?? JSON.stringify(e.error ?? e), MAX_DETAIL_CHARS)
-          }`,
-        );
+        throw new ProviderError("provider_error", {
+          before: "Provider reported an error: ",
+          text: errorMessageOf(e.error) ?? JSON.stringify(e.error ?? e),
+          max: MAX_DETAIL_CHARS,
+        });
       default:
         // ping, content_block_stop and event types added later carry nothing to keep.
         return [];

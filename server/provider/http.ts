@@ -299,7 +299,9 @@ export function callError(e: unknown, signal: AbortSignal, redactor: Redactor): 
   if (signal.aborted) return signal.reason;
   if (e instanceof HttpStatusError) return e; // built safe
   if (e instanceof ProviderError) {
-    return new ProviderError(e.code, redactor.safe(e.message, MAX_ERROR_DETAIL_CHARS + 200));
+    // A quote is redacted whole before it is cut; the cut of the unredacted text is dropped.
+    const message = e.quote ? e.quote.before + redactor.safe(e.quote.text, e.quote.max) : e.message;
+    return new ProviderError(e.code, redactor.safe(message, MAX_ERROR_DETAIL_CHARS + 200));
   }
   return new ProviderError(
     "provider_error",

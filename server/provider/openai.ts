@@ -175,10 +175,11 @@ function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {
 /** An SSE `error:` field or `event: error` (older llama.cpp): the provider's own message. */
 function sseError(data: string): ProviderError {
   const msg = errorTextOf(data) || "no details";
-  return new ProviderError(
-    "provider_error",
-    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
-  );
+  return new ProviderError("provider_error", {
+    before: "Provider reported an error: ",
+    text: msg,
+    max: MAX_DETAIL_CHARS,
+  });
 }
 
 /** A 400/422 whose body names the field: the server does not accept it. */

@@ -89,8 +89,9 @@ export function closingEvents(
 /** A `provider_error` carrying the provider's own message from an error value of any shape. */
 export function reported(error: unknown): ProviderError {
   const msg = errorMessageOf(error) ?? JSON.stringify(error) ?? String(error);
-  return new ProviderError(
-    "provider_error",
-    `Provider reported an error: ${clip(msg, MAX_DETAIL_CHARS)}`,
-  );
+  return new ProviderError("provider_error", {
+    before: "Provider reported an error: ",
+    text: msg,
+    max: MAX_DETAIL_CHARS,
+  });
 }

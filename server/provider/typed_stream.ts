@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
 import type { OpenResponse, ProviderHttp } from "./http.ts";
 import { ProviderError, type ProviderEvent } from "./types.ts";
 
@@ -24,10 +23,11 @@ export function eventJson(data: string): unknown {
   try {
     return JSON.parse(data);
   } catch {
-    throw new ProviderError(
-      "provider_error",
-      `Provider sent an event that is not JSON: ${clip(data, 200)}`,
-    );
+    throw new ProviderError("provider_error", {
+      before: "Provider sent an event that is not JSON: ",
+      text: data,
+      max: 200,
+    });
   }
 }
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { clip } from "../error_text.ts";
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
@@ -104,12 +105,28 @@ export type ProviderFailureCode = "provider_error" | "response_limit" | "tool_li
 export class ProviderError extends Error {
   /** The `turn.failed` code this maps to. */
   readonly code: ProviderFailureCode;
-  /** Builds the error. */
-  constructor(code: ProviderFailureCode, message: string) {
-    super(message);
+  /**
+   * The provider's own text the message quotes, kept whole: the provider's `callError` redacts
+   * it and only then cuts it to `max` (cutting first could leave the start of a key).
+   */
+  readonly quote?: ProviderQuote;
+  /** Builds the error; a {@link ProviderQuote} is shown cut until the provider redacts it. */
+  constructor(code: ProviderFailureCode, message: string | ProviderQuote) {
+    super(typeof message === "string" ? message : message.before + clip(message.text, message.max));
     this.name = "ProviderError";
     this.code = code;
+    if (typeof message !== "string") this.quote = message;
   }
+}
+
+/** Provider text quoted in an error: `before`, then `text` cut to `max` characters. */
+export interface ProviderQuote {
+  /** scv's own words (no provider text). */
+  before: string;
+  /** The provider's text, whole (bounded by the event and body caps). */
+  text: string;
+  /** Characters of `text` shown, after redaction. */
+  max: number;
 }
 
 /** Anything that can answer a chat request by streaming. */

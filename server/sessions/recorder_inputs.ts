@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Session } from "../session.ts";
+import type { Session } from "../core/session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { RecordedSessionView } from "./recorder.ts";
 

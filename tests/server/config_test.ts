@@ -50,6 +50,7 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_server_frame_bytes: 8388608,
     max_history_bytes: 16777216,
     max_tool_output_bytes: 65536,
+    max_image_bytes: 5242880,
     tool_timeout_ms: 120000,
     provider_timeout_ms: 120000,
     max_transcript_bytes: 8388608,
@@ -177,7 +178,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 15);
+  assert.equal(keys.length, 16);
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],

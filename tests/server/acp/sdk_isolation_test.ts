@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { importGraph } from "../../support/import_graph.ts";
 
-const ROOT = new URL("../../..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../../../", import.meta.url).pathname.replace(/\/$/, "");
 const SDK = "@agentclientprotocol/sdk";
 
 Deno.test("only the ACP adapter imports the ACP SDK", async () => {

@@ -1,6 +1,6 @@
 /** What a recorder reads of a live session (server/sessions/recorder_inputs.ts). */
 import { assertEquals } from "../../support/assert.ts";
-import { Session } from "../../../server/session.ts";
+import { Session } from "../../../server/core/session.ts";
 import { liveSessionView, recordedSummarizer } from "../../../server/sessions/recorder_inputs.ts";
 import { bashTool } from "../../../server/tools/bash.ts";
 import { ToolRegistry } from "../../../server/tools/registry.ts";

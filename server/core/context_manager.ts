@@ -1,0 +1,170 @@
+/**
+ * Keeps a session's context in bounds: before each provider call the prompt is compacted to fit
+ * `context_max_tokens` (minus room for the answer), and after each step the canonical history
+ * is trimmed to `max_history_bytes`. The pure planning lives in `context/`; this file builds the
+ * plans for a configuration. It changes nothing and emits nothing: the turn applies a plan and
+ * reports it.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import type { ChatMessage, ToolSpec } from "../provider/types.ts";
+import {
+  type CompactionDone,
+  planCompaction,
+  REPLY_PRIMING_TOKENS,
+  TokenCounter,
+  type TokenizerName,
+  type TrimDone,
+  trimHistory,
+  usesO200k,
+} from "../context/mod.ts";
+
+/** What the next provider call needs: its messages, and whether the history must shrink first. */
+export type FitPlan =
+  /** The history fits as it is. */
+  | { kind: "fits"; messages: ChatMessage[] }
+  /** Put `history` in place (it is the prompt of `messages`) and report the compaction. */
+  | (CompactionDone & { messages: ChatMessage[] })
+  /** The current turn alone is too large: the turn fails with `context_limit`. */
+  | { kind: "context_limit"; message: string };
+
+/** Whether the history stays within `max_history_bytes`, and what to cut when it does not. */
+export type TrimPlan =
+  /** Nothing to do. */
+  | { kind: "fits" }
+  /** Put `history` in place and report `session.trimmed`. */
+  | TrimDone
+  /** The current turn alone is too large: the turn fails with `history_limit`. */
+  | { kind: "history_limit"; message: string };
+
+/** What the agent loop asks of context management; every answer is a plan, nothing is changed. */
+export interface ContextManager {
+  /** The messages of the next provider call, or the compaction to apply first. */
+  fit(
+    history: ChatMessage[],
+    options: { turnStart: number; systemPrompt: string; tools: ToolSpec[] },
+  ): Promise<FitPlan>;
+  /** Whether `history` must be trimmed to `max_history_bytes`, and how. */
+  trim(history: ChatMessage[], turnStart: number): TrimPlan;
+  /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
+  calibrate(messages: ChatMessage[], promptTokens: number): void;
+  /** Settled: the tokenizer loads on first need, inside `fit`. */
+  readonly ready: Promise<void>;
+  /** What the last `fit` counted with: `"upper_bound"` until the real tokenizer was needed. */
+  readonly tokenizer: TokenizerName | undefined;
+}
+
+/**
+ * Tokens kept free for the model's answer: a fifth of the window, at most 8,192. Compaction
+ * starts when the prompt would pass the rest, and goes down to three quarters of it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerReserve } from "./context_manager.ts";
+ * assert.equal(answerReserve(1000), 200);
+ * assert.equal(answerReserve(128_000), 8192);
+ * ```
+ */
+export function answerReserve(contextMaxTokens: number): number {
+  return Math.min(8192, Math.floor(contextMaxTokens / 5));
+}
+
+/**
+ * Builds the context manager for a configuration. The `o200k_base` tokenizer is loaded only
+ * when a prompt's upper bound (see `TokenCounter.upperBound`) does not fit: a short session
+ * never pays for it.
+ */
+export function createContextManager(
+  config: Pick<Config, "model" | "context_max_tokens" | "max_history_bytes">,
+): ContextManager {
+  const bound = usesO200k(config.model) ? TokenCounter.upperBound(config.model) : undefined;
+  let counter: TokenCounter | undefined; // the real one (or the estimate), once loaded
+  let loading: Promise<TokenCounter> | undefined;
+  let used: TokenCounter | undefined;
+  let systemMessage: ChatMessage = { role: "system", content: "" };
+  const estimates = new WeakMap<ChatMessage[], number>();
+  // Prompts planned with the bound have no real estimate; the newest one's reported size
+  // calibrates the real counter when it loads.
+  const boundPlans = new WeakMap<ChatMessage[], ToolSpec[]>();
+  let pending: { messages: ChatMessage[]; promptTokens: number; tools: ToolSpec[] } | undefined;
+  const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
+
+  const planWith = (
+    c: TokenCounter,
+    history: ChatMessage[],
+    turnStart: number,
+    tools: ToolSpec[],
+  ) =>
+    planCompaction(history, {
+      turnStart,
+      countMessage: c.countMessage,
+      fixedTokens: c.countMessage(systemMessage) + c.countTools(tools) + REPLY_PRIMING_TOKENS,
+      maxTokens: Math.max(1, maxTokens),
+    });
+  const load = async (): Promise<TokenCounter> => {
+    const c = await (loading ??= TokenCounter.create(config.model));
+    if (counter === undefined) {
+      counter = c;
+      if (pending) {
+        const { messages, promptTokens, tools } = pending;
+        pending = undefined;
+        c.calibrate(c.countPrompt(messages, 0, c.countTools(tools)), promptTokens);
+      }
+    }
+    return c;
+  };
+
+  return {
+    ready: Promise.resolve(),
+    get tokenizer() {
+      return used?.tokenizer;
+    },
+    async fit(history, { turnStart, systemPrompt, tools }) {
+      if (systemMessage.content !== systemPrompt) {
+        systemMessage = { role: "system", content: systemPrompt };
+      }
+      let c = counter ?? bound ?? await load();
+      let plan = planWith(c, history, turnStart, tools);
+      if (c === bound && plan.kind !== "fits") {
+        c = await load();
+        plan = planWith(c, history, turnStart, tools);
+      }
+      used = c;
+      if (plan.kind === "context_limit") {
+        return {
+          kind: "context_limit",
+          message: `the current turn needs about ${plan.minTokens} tokens of context, more than ` +
+            `the ${maxTokens} available (context_max_tokens ${config.context_max_tokens} less ` +
+            `room for the answer)`,
+        };
+      }
+      const messages = [systemMessage, ...(plan.kind === "compacted" ? plan.history : history)];
+      // The plan already counted this prompt; calibration compares it with the reported size.
+      if (c === bound) boundPlans.set(messages, tools);
+      else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
+      return plan.kind === "fits" ? { kind: "fits", messages } : { ...plan, messages };
+    },
+
+    trim(history, turnStart) {
+      const r = trimHistory(history, { turnStart, maxBytes: config.max_history_bytes });
+      if (r.kind === "fits") return { kind: "fits" };
+      if (r.kind === "history_limit") {
+        return {
+          kind: "history_limit",
+          message: `the current turn's messages take ${r.minBytes} bytes, more than ` +
+            `max_history_bytes (${config.max_history_bytes})`,
+        };
+      }
+      return r;
+    },
+
+    calibrate(messages, promptTokens) {
+      const estimate = estimates.get(messages);
+      if (estimate !== undefined) counter?.calibrate(estimate, promptTokens);
+      const tools = boundPlans.get(messages);
+      if (estimate === undefined && tools) pending = { messages, promptTokens, tools };
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * The agent loop of one turn: provider calls up to `max_steps`, each tool call through the
+ * approval flow, the context fitted before every call and the history trimmed after each step,
+ * and exactly one terminal event, last. It knows no wire: events go out through the
+ * {@link Turn}, whose sink the front-end provides.
+ *
+ * @module
+ */
+import { FrameTooLargeError } from "../../protocol/ndjson.ts";
+import type { EventBody, ProgressEventType, TurnEnd } from "../../protocol/turn_events.ts";
+import { errorText } from "../error_text.ts";
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  ProviderError,
+  type ProviderEvent,
+  type ProviderUsage,
+} from "../provider/types.ts";
+import type { Turn } from "./turn.ts";
+import { TurnFailure } from "./turn_failure.ts";
+import type { AgentDeps } from "./deps.ts";
+import { runToolCall } from "./tool_call.ts";
+
+/**
+ * Runs one turn to its terminal event and resolves with it. Every outcome is an event: this
+ * rejects only when the turn's end observer throws (after the terminal event went out).
+ */
+export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
+  const { config, signal } = deps;
+  turn.begin();
+  let end: TurnEnd;
+  try {
+    // Not interruptible: a turn that was accepted always shows its start before its end.
+    await turn.emit("turn.started", {});
+    // The history bound applies to the prompt as soon as it is part of the history.
+    await trim(turn, turn.start, deps);
+    while (true) {
+      if (turn.steps >= config.max_steps) {
+        throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
+      }
+      signal.throwIfAborted();
+      // The safe point (scv 0.3): every proposed call has ended and no request is out, so
+      // waiting steers enter the conversation here, before the next provider request.
+      await takeSteers(turn, signal);
+      const notes = await deps.prepareTools?.(signal);
+      if (notes && deps.notices) {
+        for (const message of notes) {
+          await emitBounded(turn, "turn.notice", { message }, "notice", signal);
+        }
+      }
+      const messages = await fit(turn, deps);
+      // A cancellation during fitting makes no provider call.
+      signal.throwIfAborted();
+      turn.countStep();
+      const response = await callProvider(turn, messages, deps);
+      const calls = response.message.tool_calls ?? [];
+      turn.append(response.message);
+      if (calls.length === 0) {
+        // A steer that came while the model was finishing gets one more request: never lost.
+        if (turn.session.inbox.hasSteers(turn.id)) continue;
+        // The turn is ending: a steer from now on is refused, not left waiting.
+        turn.session.inbox.closeTurn(turn.id);
+        // The bound holds between turns too, not only from the next turn's start. The answered
+        // turn is history now: it may go like any earlier turn, so this never fails the turn.
+        await trim(turn, turn.session.history.length, deps);
+        break;
+      }
+      for (const call of calls) {
+        signal.throwIfAborted();
+        const result = await runToolCall(turn, call, deps);
+        turn.append({ role: "tool", tool_call_id: call.id, content: result.output });
+      }
+      await trim(turn, turn.start, deps);
+    }
+    const usage = turn.usage;
+    end = { type: "turn.completed", steps: turn.steps, ...(usage ? { usage } : {}) };
+  } catch (e) {
+    turn.repairHistory();
+    end = signal.aborted ? { type: "turn.cancelled" } : {
+      type: "turn.failed",
+      ...(e instanceof TurnFailure
+        ? { code: e.code, message: e.message }
+        : { code: "internal_error", message: errorText(e) }),
+    };
+  }
+  await turn.finish(end);
+  return turn.end ?? end;
+}
+
+/** Appends each waiting steer as a user message and tells the client with `user.steered`. */
+async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
+  for (const steer of turn.session.inbox.takeSteers(turn.id)) {
+    // The client hears the steer was accepted before it hears it entered.
+    await steer.announced.catch(() => {});
+    turn.append({ role: "user", content: steer.prompt });
+    await emitBounded(
+      turn,
+      "user.steered",
+      {
+        content: steer.prompt,
+        steer_request_id: steer.requestId,
+      },
+      "steer",
+      signal,
+    );
+  }
+}
+
+/** The messages of the next provider call, after compacting the history when it must be. */
+async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
+  const plan = await deps.context.fit(turn.session.history, {
+    turnStart: turn.start,
+    systemPrompt: deps.systemPrompt,
+    tools: deps.tools.specs(),
+  });
+  if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
+  if (plan.kind === "compacted") {
+    turn.applyCut(plan);
+    await turn.emit("context.compacted", {
+      before_tokens: plan.beforeTokens,
+      after_tokens: plan.afterTokens,
+      removed_messages: plan.removedMessages,
+    }, deps.signal);
+  }
+  return plan.messages;
+}
+
+/** Trims the history to `max_history_bytes`, keeping everything from `keepFrom` on. */
+async function trim(turn: Turn, keepFrom: number, deps: AgentDeps): Promise<void> {
+  const plan = deps.context.trim(turn.session.history, keepFrom);
+  if (plan.kind === "fits") return;
+  if (plan.kind === "history_limit") throw new TurnFailure("history_limit", plan.message);
+  turn.applyCut(plan);
+  await turn.emit("session.trimmed", {
+    removed_messages: plan.removedMessages,
+    history_bytes: plan.historyBytes,
+  }, deps.signal);
+}
+
+/** What a delta or a completed message that does not fit a frame fails the turn with. */
+function responseLimit(e: unknown, what: string): unknown {
+  if (!(e instanceof FrameTooLargeError)) return e;
+  return new TurnFailure(
+    "response_limit",
+    `${what} of ${e.bytes} bytes does not fit max_server_frame_bytes (${e.limit})`,
+  );
+}
+
+/** One provider call's outcome, as the loop uses it. */
+interface StepResponse {
+  content: string;
+  message: AssistantMessage;
+  usage?: ProviderUsage;
+}
+
+/** Sends one turn event, failing the turn with `response_limit` when it cannot fit a frame. */
+async function emitBounded<T extends ProgressEventType>(
+  turn: Turn,
+  type: T,
+  body: EventBody<T>,
+  what: string,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await turn.emit(type, body, signal);
+  } catch (e) {
+    throw responseLimit(e, what);
+  }
+}
+
+/** Passes a streamed provider event on to the client, when the client wants that kind. */
+async function relay(turn: Turn, ev: ProviderEvent, deps: AgentDeps): Promise<void> {
+  const { signal } = deps;
+  if (ev.type === "text") {
+    await emitBounded(turn, "assistant.delta", { content: ev.text }, "assistant delta", signal);
+  } else if (ev.type === "reasoning" && deps.reasoning) {
+    const body = { content: ev.text };
+    await emitBounded(turn, "assistant.reasoning.delta", body, "reasoning delta", signal);
+  } else if (ev.type === "notice" && deps.notices) {
+    await emitBounded(turn, "turn.notice", { message: ev.message }, "notice", signal);
+  }
+}
+
+/** One provider call: its text streamed as deltas, its usage counted, its message completed. */
+async function callProvider(
+  turn: Turn,
+  messages: ChatMessage[],
+  deps: AgentDeps,
+): Promise<StepResponse> {
+  const { signal } = deps;
+  let response: StepResponse | undefined;
+  let content = "";
+  let usage: ProviderUsage | undefined;
+  try {
+    const events = deps.provider.stream({
+      model: deps.config.model,
+      messages,
+      tools: deps.tools.specs(),
+      signal,
+    });
+    for await (const ev of events) {
+      if (ev.type === "text") content += ev.text;
+      if (ev.type === "usage") usage = ev.usage; // the latest report is the call's
+      else if (ev.type === "done") {
+        response = { content, message: ev.message, ...(usage ? { usage } : {}) };
+      } else await relay(turn, ev, deps);
+    }
+  } catch (e) {
+    if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
+    throw e;
+  }
+  if (!response) {
+    throw new TurnFailure("provider_error", "Provider stream ended without a final message");
+  }
+  if (response.usage) {
+    turn.addUsage(response.usage);
+    if (response.usage.prompt_tokens !== undefined) {
+      deps.context.calibrate(messages, response.usage.prompt_tokens);
+    }
+  }
+  const completed = { content: response.content };
+  await emitBounded(turn, "assistant.completed", completed, "assistant message", signal);
+  return response;
+}

@@ -1,0 +1,111 @@
+/**
+ * What every front-end of the agent core runs its turns with, built one way for all of them (the
+ * Peon server, the ACP agent): the configured provider, the built-in tools in the configured
+ * sandbox, the configured MCP servers, the context manager and the system prompt. The heavy
+ * parts load on first use, so no handshake waits for them.
+ *
+ * @module
+ */
+import { type Config, readEnv } from "../config.ts";
+import type { ConnectionDeps } from "../peon/connection.ts";
+import type { Provider } from "../provider/types.ts";
+import { providerSecretEnv } from "../provider/secret_env.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { McpHost, type McpServerStatus } from "../mcp/host.ts";
+import { openSandbox, type Sandbox } from "../sandbox/mod.ts";
+
+/** Options of {@link agentDeps}. */
+export interface AgentDepsOptions {
+  /** The configuration: provider, sandbox, MCP servers, limits. */
+  config: Config;
+  /** Defaults to the configured provider. */
+  provider?: Provider | undefined;
+  /** Defaults to the built-in tools, `bash` in the sandbox. */
+  tools?: ToolRegistry | undefined;
+  /** Diagnostics. Never receives secrets. */
+  log: (line: string) => void;
+  /** Environment lookup, for the API key and MCP settings; defaults to `Deno.env.get`. */
+  env?: ((name: string) => string | undefined) | undefined;
+  /** Told when an MCP server became ready or failed. */
+  onMcpStatus?: ((status: McpServerStatus) => void) | undefined;
+  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
+  sandbox?: Promise<Sandbox> | undefined;
+}
+
+/** A front-end's dependencies: loaded on first use, and the parts it reports on. */
+export interface AgentDepsLoader {
+  /** Loads (once) what turns run with. */
+  load: () => Promise<ConnectionDeps>;
+  /** The configured MCP servers, when some are enabled; the front-end starts and stops them. */
+  mcp: McpHost | undefined;
+  /** The sandbox, probed in the background from the start. */
+  sandbox: Promise<Sandbox>;
+}
+
+/** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
+export async function providerFromConfig(
+  config: Config,
+  env: (name: string) => string | undefined = readEnv,
+): Promise<Provider> {
+  const { providerFromConfig } = await import("../provider/from_config.ts");
+  return await providerFromConfig(config, env);
+}
+
+/**
+ * The dependencies of one front-end connection.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { agentDeps } from "./runtime.ts";
+ * import { DEFAULT_CONFIG } from "../config.ts";
+ * const deps = agentDeps({ config: { ...DEFAULT_CONFIG, sandbox: "off" }, log: () => {} });
+ * assert.equal(deps.mcp, undefined); // no MCP server configured: no MCP code loaded
+ * ```
+ */
+export function agentDeps(options: AgentDepsOptions): AgentDepsLoader {
+  const { config, log } = options;
+  const env = options.env ?? readEnv;
+  // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
+  // session starts.
+  const mcp = McpHost.create({
+    servers: config.mcp_servers,
+    env,
+    secretEnv: providerSecretEnv(config),
+    log,
+    ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+  });
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
+  // Tools, provider and the tokenizer load on first use (the connection warms them up right
+  // after the first session.started): evaluating the tokenizer blocks the event loop for a few
+  // hundred milliseconds, which must not delay the handshake.
+  let deps: Promise<ConnectionDeps> | undefined;
+  const load = () =>
+    deps ??= (async () => {
+      const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
+        await Promise.all([
+          import("../tools/registry.ts"),
+          import("../tools/builtin.ts"),
+          import("./prompt.ts"),
+          import("./context_manager.ts"),
+        ]);
+      const context = createContextManager(config);
+      await context.ready;
+      const tools = options.tools ?? new ToolRegistry(builtinTools({
+        sandbox: await sandbox,
+        passthrough: config.shell_env_passthrough,
+      }));
+      return {
+        config,
+        provider: options.provider ?? await providerFromConfig(config, env),
+        tools,
+        ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
+        context,
+        systemPrompt: buildSystemPrompt,
+        secretEnv: providerSecretEnv(config),
+      };
+    })();
+  return { load, mcp, sandbox };
+}

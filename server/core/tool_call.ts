@@ -1,0 +1,162 @@
+/**
+ * One tool call of a turn, from `tool.proposed` to `tool.completed`: arguments parsed and
+ * validated, risk assessed, approval asked when the policy wants it, the risk checked again, the
+ * tool run, and its result bounded. Every failure along the way is a result the model sees.
+ *
+ * @module
+ */
+import { describeIssues } from "../../protocol/schema.ts";
+import type { Risk } from "../../protocol/constants.ts";
+import { errorText } from "../error_text.ts";
+import type { ChatToolCall } from "../provider/types.ts";
+import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import { truncateText } from "../tools/output.ts";
+import type { Turn } from "./turn.ts";
+import type { AgentDeps } from "./deps.ts";
+import { needsApproval } from "./approvals.ts";
+import { runTool } from "./run_tool.ts";
+
+const DENIED_RESULT =
+  "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
+
+/** Risks in increasing order, to tell when a call's risk grew after it was announced. */
+const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+
+/** The longest approval summary sent, whatever the frame limit. */
+const MAX_SUMMARY_BYTES = 64 * 1024;
+
+function failed(output: string): ToolResult {
+  return { success: false, output, truncated: false };
+}
+
+/** The arguments as `tool.proposed` shows them: parsed when they fit, else the raw text cut. */
+function boundedArguments(raw: string, parsed: unknown, budget: number): unknown {
+  if (parsed !== undefined && JSON.stringify(parsed).length <= budget) return parsed;
+  return truncateText(raw, budget).text;
+}
+
+/** The raw arguments parsed: an empty text is an empty object. */
+function parseArguments(raw: string): { parsed?: unknown; jsonError?: string } {
+  try {
+    return { parsed: raw.trim() === "" ? {} : JSON.parse(raw) };
+  } catch (e) {
+    return { jsonError: errorText(e) };
+  }
+}
+
+/** A call ready to ask about and run, or the failure the model sees instead. */
+type Prepared =
+  | { kind: "refused"; output: string }
+  | { kind: "ready"; tool: AnyTool; args: unknown; risk: Risk; summary: string };
+
+/** Finds the tool, checks the arguments, and assesses the call's risk and summary. */
+async function prepare(
+  name: string,
+  tool: AnyTool | undefined,
+  argumentsOf: { parsed?: unknown; jsonError?: string },
+  known: () => string,
+  cwd: string,
+): Promise<Prepared> {
+  if (!tool) {
+    return { kind: "refused", output: `Unknown tool "${name}". Available tools: ${known()}.` };
+  }
+  if (argumentsOf.jsonError !== undefined) {
+    return {
+      kind: "refused",
+      output: `Invalid arguments for ${name}: not valid JSON (${argumentsOf.jsonError}). ` +
+        `Send a JSON object.`,
+    };
+  }
+  const check = tool.schema.safeParse(argumentsOf.parsed);
+  if (!check.success) {
+    return {
+      kind: "refused",
+      output: `Invalid arguments for ${name}: ${describeIssues(check.error, "arguments")}`,
+    };
+  }
+  try {
+    const risk = await tool.risk(check.data, { cwd });
+    return { kind: "ready", tool, args: check.data, risk, summary: tool.summary(check.data) };
+  } catch (e) {
+    return { kind: "refused", output: `Tool ${name} failed: ${errorText(e)}` };
+  }
+}
+
+/**
+ * Why the call must not run although it was approved: the workspace may have changed while the
+ * user decided (a symlink swapped in), and a call now riskier than announced does not run.
+ */
+async function riskGrew(
+  ready: Extract<Prepared, { kind: "ready" }>,
+  cwd: string,
+): Promise<string | undefined> {
+  let riskNow: Risk;
+  try {
+    riskNow = await ready.tool.risk(ready.args, { cwd });
+  } catch {
+    riskNow = "write";
+  }
+  if (RISK_RANK[riskNow] <= RISK_RANK[ready.risk]) return undefined;
+  return `The call was announced with risk "${ready.risk}" but now has risk "${riskNow}" ` +
+    `(a path changed in the meantime); nothing was done. Propose the call again.`;
+}
+
+/**
+ * Runs one tool call and returns the bounded result that `tool.completed` reported (and the model
+ * will see). Rejects only when the turn is cancelled before the call started, or the output is
+ * gone.
+ */
+export async function runToolCall(
+  turn: Turn,
+  call: ChatToolCall,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv">,
+): Promise<ToolResult> {
+  const { config, signal } = deps;
+  const name = call.function.name;
+  const budget = turn.fieldBudget;
+  const cwd = turn.session.cwd;
+  const argumentsOf = parseArguments(call.function.arguments);
+  const shown = boundedArguments(call.function.arguments, argumentsOf.parsed, budget);
+  await turn.emit("tool.proposed", { call_id: call.id, name, arguments: shown }, signal);
+  const complete = async (result: ToolResult): Promise<ToolResult> => {
+    const capped = truncateText(result.output, Math.min(config.max_tool_output_bytes, budget));
+    const final = {
+      success: result.success,
+      output: capped.text,
+      truncated: result.truncated || capped.truncated,
+    };
+    // The cancelled call's completion is still reported, so it is not interruptible.
+    await turn.emit("tool.completed", { call_id: call.id, name, ...final });
+    return final;
+  };
+  const known = () => deps.tools.list().map((t) => t.name).join(", ") || "none";
+  const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
+  if (ready.kind === "refused") return await complete(failed(ready.output));
+  const { tool, args, risk } = ready;
+  if (needsApproval(config.approval_policy, risk, tool)) {
+    const approved = await deps.approvals.request({
+      call_id: call.id,
+      name,
+      arguments: args,
+      risk,
+      summary: truncateText(ready.summary, Math.min(budget, MAX_SUMMARY_BYTES)).text,
+      cwd,
+      ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
+    }, signal);
+    if (!approved) return await complete(failed(DENIED_RESULT));
+  }
+  signal.throwIfAborted();
+  const grew = await riskGrew(ready, cwd);
+  if (grew !== undefined) return await complete(failed(grew));
+  // Cancelled between approval and start: nothing ran, so no completion either.
+  await turn.emit("tool.started", { call_id: call.id, name }, signal);
+  // The cap the output will get anyway, so a tool that fits its own notes in the limit
+  // (read_file's footer, grep's count) is never cut again in the middle.
+  const limits = {
+    maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
+    timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
+  };
+  return await complete(
+    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv }),
+  );
+}

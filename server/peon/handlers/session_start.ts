@@ -1,0 +1,77 @@
+/**
+ * `session.start`: opens a session on a canonical workspace directory, or with `resume` reopens
+ * a recorded one (`../recording.ts`), and answers `session.started` (its fields are gathered in
+ * `../session_started.ts`).
+ *
+ * @module
+ */
+import { FrameTooLargeError } from "../../../protocol/ndjson.ts";
+import type { ClientMessageOf } from "../../../protocol/schema.ts";
+import { quoteInput } from "../../error_text.ts";
+import { Session } from "../../core/session.ts";
+import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
+import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
+import { attachRecorder, resumeSession } from "../recording.ts";
+import { workspaceDir } from "../../workspace_dir.ts";
+
+/** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
+function refusal(cwd: string, cx: ConnectionContext): string | undefined {
+  if (!cwd.startsWith("/")) return `cwd must be an absolute path, got ${quoteInput(cwd)}`;
+  if (cx.sessions.size >= MAX_SESSIONS) {
+    return `this connection already has ${MAX_SESSIONS} sessions, the most it may open`;
+  }
+  return undefined;
+}
+
+/** Opens a session; it exists only once the client was told about it. */
+export async function sessionStart(
+  msg: ClientMessageOf<"session.start">,
+  cx: ConnectionContext,
+): Promise<void> {
+  const refused = refusal(msg.cwd, cx);
+  if (refused !== undefined) return await cx.error(msg.request_id, "invalid_request", refused);
+  const workspace = await workspaceDir(msg.cwd);
+  if (!workspace.ok) return await cx.error(msg.request_id, "invalid_request", workspace.message);
+  let session: Session;
+  let resumed: Partial<SessionStartedBody> = {};
+  if (msg.resume !== undefined) {
+    const r = await resumeSession({ ...msg, resume: msg.resume }, workspace.path, cx);
+    if (!r) return;
+    session = r.session;
+    resumed = {
+      resumed: true,
+      last_seq: session.seq.last,
+      ...(r.notice !== undefined ? { notice: r.notice } : {}),
+    };
+  } else {
+    session = new Session(workspace.path);
+    attachRecorder(session, cx);
+  }
+  const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
+  try {
+    await cx.send<"session.started">({
+      type: "session.started",
+      request_id: msg.request_id,
+      ...sessionStartedBody(session, cx.config, {
+        sandbox,
+        ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
+      }),
+      ...resumed,
+    });
+  } catch (e) {
+    session.recorder?.close();
+    if (!(e instanceof FrameTooLargeError)) throw e;
+    return await cx.error(
+      msg.request_id,
+      "invalid_request",
+      `the session.started reply for this cwd takes ${e.bytes} bytes, more than ` +
+        `max_server_frame_bytes (${e.limit})`,
+    );
+  }
+  // Only a session the client was told about exists; the input loop waits for this handler.
+  cx.sessions.set(session.id, session);
+  // After the reply, so that loading the MCP client never delays it.
+  cx.mcp?.start(session.cwd);
+  // Warm up while the client composes its first prompt; a failure shows in the first turn.
+  setTimeout(() => void cx.deps().catch(() => {}), 0);
+}

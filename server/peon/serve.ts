@@ -1,0 +1,100 @@
+/**
+ * Starts a Peon server on any pair of byte streams: stdin/stdout for `scv server`, in-memory
+ * pipes for the TUI and `scv exec`, anything an embedder likes.
+ *
+ * @module
+ */
+import { type Config, readEnv } from "../config.ts";
+import { Connection } from "./connection.ts";
+import { agentDeps } from "../core/runtime.ts";
+import type { Provider } from "../provider/types.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { McpServerStatus } from "../mcp/host.ts";
+import type { Sandbox } from "../sandbox/mod.ts";
+import { openSessionStore } from "../sessions/open_store.ts";
+import type { SessionStore } from "../sessions/store.ts";
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  /** Client → server bytes (NDJSON). */
+  readable: ReadableStream<Uint8Array>;
+  /** Server → client bytes (NDJSON). */
+  writable: WritableStream<Uint8Array>;
+  /** The resolved configuration (`loadConfig`, or `DEFAULT_CONFIG` with changes). */
+  config: Config;
+  /** Defaults to the OpenAI-compatible provider of `config`. */
+  provider?: Provider;
+  /** Defaults to the built-in tools. */
+  tools?: ToolRegistry;
+  /** Diagnostics; defaults to stderr. Never receives secrets. */
+  log?: (line: string) => void;
+  /** Environment lookup, for the API key; defaults to `Deno.env.get`. */
+  env?: (name: string) => string | undefined;
+  /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
+  onMcpStatus?: (status: McpServerStatus) => void;
+  /**
+   * The sandbox bash runs in; defaults to the one `config` asks for (probed once per process).
+   * For scv's own commands and tests: not part of the library API.
+   *
+   * @ignore
+   */
+  sandbox?: Promise<Sandbox>;
+  /**
+   * Where sessions are recorded; omitted: the state directory of `env` when
+   * `persist_sessions` is on; null: nowhere. For scv's own commands and tests: not part of
+   * the library API.
+   *
+   * @ignore
+   */
+  sessions?: SessionStore | null;
+}
+
+export { providerFromConfig } from "../core/runtime.ts";
+
+/**
+ * Serves one Peon connection until the client's EOF (or a fatal error); resolves with the exit
+ * status: 0 after EOF, 1 when the output failed, 2 after a version mismatch.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serve } from "./serve.ts";
+ * import { DEFAULT_CONFIG } from "../config.ts";
+ * const input = ReadableStream.from<Uint8Array>([]);
+ * const config = { ...DEFAULT_CONFIG, persist_sessions: false };
+ * const status = await serve({ readable: input, writable: new WritableStream(), config });
+ * assert(status === 0);
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<number> {
+  const { config } = options;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const env = options.env ?? readEnv;
+  const { load: loadDeps, mcp, sandbox } = agentDeps({
+    config,
+    provider: options.provider,
+    tools: options.tools,
+    log,
+    env,
+    onMcpStatus: options.onMcpStatus,
+    sandbox: options.sandbox,
+  });
+  const sessions = options.sessions === undefined
+    ? openSessionStore(config, env, log)
+    : options.sessions ?? undefined;
+  const connection = new Connection({
+    readable: options.readable,
+    writable: options.writable,
+    config,
+    log,
+    deps: loadDeps,
+    ...(mcp ? { mcp } : {}),
+    sandbox: async () => {
+      const s = await sandbox;
+      return (workspace) => s.report(workspace);
+    },
+    sessions,
+  });
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
+  return connection.run().finally(() => mcp?.close());
+}

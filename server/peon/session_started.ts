@@ -1,0 +1,45 @@
+/**
+ * The body of `session.started`, gathered in one place: a feature that reports something when a
+ * session starts (the sandbox mode, MCP servers, a resumed session) adds its field to the
+ * `SessionStartedEvent` schema and one line here.
+ *
+ * @module
+ */
+import type { EventOf } from "../../protocol/turn_events.ts";
+import type { Config } from "../config.ts";
+import type { Session } from "../core/session.ts";
+import type { McpServerStatus } from "../mcp/host.ts";
+import type { SandboxReport } from "../sandbox/mod.ts";
+
+/** `session.started` without its `type` and `request_id`. */
+export type SessionStartedBody = Omit<EventOf<"session.started">, "type" | "request_id">;
+
+/** What the connection found out about a session's surroundings before it started. */
+export interface SessionStartedExtras {
+  /** Where bash runs in this workspace. */
+  sandbox?: SandboxReport | undefined;
+  /** Each enabled MCP server's state. */
+  mcp_servers?: McpServerStatus[] | undefined;
+}
+
+/** What `session.started` reports for a session that was just opened. */
+export function sessionStartedBody(
+  session: Session,
+  config: Config,
+  extras: SessionStartedExtras = {},
+): SessionStartedBody {
+  return {
+    session_id: session.id,
+    cwd: session.cwd,
+    // A resumed session keeps the model session.configure chose.
+    model: session.model ?? config.model,
+    context_max_tokens: config.context_max_tokens,
+    max_server_frame_bytes: config.max_server_frame_bytes,
+    max_transcript_bytes: config.max_transcript_bytes,
+    max_transcript_items: config.max_transcript_items,
+    max_prompt_history_bytes: config.max_prompt_history_bytes,
+    max_prompt_history_items: config.max_prompt_history_items,
+    ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
+    ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
+  };
+}
