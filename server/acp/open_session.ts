@@ -19,6 +19,7 @@ import { errorText } from "../error_text.ts";
 import { McpHost } from "../mcp/host.ts";
 import { providerSecretEnv } from "../provider/secret_env.ts";
 import { Session } from "../core/session.ts";
+import { recoveredOf } from "../core/inbox.ts";
 import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
 import type { SessionFile } from "../sessions/session_file.ts";
@@ -68,6 +69,7 @@ function recorderFor(
             turns: loaded.state.turns,
             title: loaded.state.title,
             toolMeta: loaded.state.toolMeta,
+            waiting: loaded.state.waiting,
           },
         }
         : {}),
@@ -179,6 +181,8 @@ export async function loadSession(
   });
   // A crash may have cut a tool call off before its result: answer it, and record that.
   if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
+  // ACP has no field to list what waited: it is kept until the next prompt settles it.
+  core.inbox.recovered = recoveredOf(state.waiting);
   if (state.badLines > 0) {
     cx.log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
   }

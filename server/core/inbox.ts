@@ -17,6 +17,24 @@ export interface Waiting {
   kind: "steer" | "queue";
 }
 
+/**
+ * What a session's record said was waiting, as {@link Inbox.recovered} holds it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recoveredOf } from "./inbox.ts";
+ * assert.deepEqual(recoveredOf([{ request_id: "r", prompt: "p", kind: "queue" }]), [
+ *   { requestId: "r", prompt: "p", kind: "queue" },
+ * ]);
+ * ```
+ */
+export function recoveredOf(
+  records: readonly { request_id: string; prompt: string; kind: Waiting["kind"] }[],
+): Waiting[] {
+  return records.map((r) => ({ requestId: r.request_id, prompt: r.prompt, kind: r.kind }));
+}
+
 /** A steer or a queued prompt as the inbox holds it. */
 interface Entry {
   readonly requestId: string;

@@ -11,6 +11,7 @@ import type { TurnEnd as TurnEndEvent } from "../../protocol/turn_events.ts";
 import { type Config, CONFIG_RULES } from "../config.ts";
 import { errorText, quoteInput } from "../error_text.ts";
 import { Session } from "../core/session.ts";
+import { recoveredOf } from "../core/inbox.ts";
 import { answerInterruptedCalls, type TurnEnd } from "../sessions/records.ts";
 import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { liveSessionView, recordedSummarizer } from "../sessions/recorder_inputs.ts";
@@ -67,6 +68,7 @@ export function attachRecorder(session: Session, cx: ConnectionContext): void {
     maxFileBytes: maxFileBytes(cx.config),
     log: cx.log,
   });
+  session.inbox.observer = session.recorder;
 }
 
 /** How a terminal event reads in the record. */
@@ -142,6 +144,7 @@ export async function resumeSession(
       turns: state.turns,
       title: state.title,
       toolMeta: state.toolMeta,
+      waiting: state.waiting,
     },
     summarize: summarizer(cx),
     maxFileBytes: maxFileBytes(cx.config),
@@ -150,6 +153,9 @@ export async function resumeSession(
   // A crash may have cut a tool call off before its result: answer it so the next request is
   // valid, and record the answer.
   if (answerInterruptedCalls(session.history).length > 0) session.recorder.sync();
+  // What waited when the server stopped is listed in session.started, and started by nobody.
+  session.inbox.observer = session.recorder;
+  session.inbox.recovered = recoveredOf(state.waiting);
   return { session, notice: damageNotice(state) };
 }
 

@@ -41,5 +41,14 @@ export function sessionStartedBody(
     max_prompt_history_items: config.max_prompt_history_items,
     ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
     ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
+    ...(session.inbox.recovered.length > 0
+      ? {
+        queued: session.inbox.recovered.map((w) => ({
+          request_id: w.requestId,
+          prompt: w.prompt,
+          kind: w.kind,
+        })),
+      }
+      : {}),
   };
 }
