@@ -65,12 +65,15 @@ export type {
   AssistantMessage,
   ChatMessage,
   ChatToolCall,
+  ImagePart,
   Provider,
   ProviderData,
   ProviderEvent,
   ProviderRequest,
   ProviderUsage,
+  ToolMessage,
   ToolSpec,
+  UserMessage,
 } from "./server/provider/types.ts";
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
@@ -81,6 +84,6 @@ export type {
   McpServerCommon,
   McpServerConfig,
   McpStdioServerConfig,
-} from "./server/mcp/config.ts";
+} from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

@@ -9,7 +9,7 @@
 import type { SandboxCheckOptions } from "./command_line.ts";
 import { loadConfigOrReport } from "../server/config.ts";
 import { openSandbox, type Sandbox, type SandboxSpec } from "../server/sandbox/mod.ts";
-import { scvPath } from "../server/tools/bash_env.ts";
+import { scvPath } from "../server/core_env.ts";
 
 const encoder = new TextEncoder();
 
@@ -27,6 +27,13 @@ export interface LiveFindings {
   loopbackBlocked: boolean | undefined;
   /** Hidden paths that showed content inside (should be none). */
   leakedHidden: string[];
+  /**
+   * A file the check planted in the workspace and denied the command could not be read
+   * (undefined: the workspace is not writable, so nothing was planted).
+   */
+  deniedUnreadable?: boolean | undefined;
+  /** What `/` shows inside, when reads are scoped. */
+  root?: string[] | undefined;
 }
 
 function mark(ok: boolean | undefined): string {
@@ -75,9 +82,13 @@ export function reportLines(input: {
     lines.push(
       `writable:    ${spec.mode === "workspace-write" ? spec.writable.join(", ") : "nothing"}` +
         " (and a private, empty /tmp)",
-      `read-only:   everything else${
-        spec.readOnly.length > 0 ? `, and ${spec.readOnly.join(", ")}` : ""
-      }`,
+      spec.readable
+        ? `readable:    ${spec.readable.join(", ")} (read-only; scv's --allow-read is scoped, ` +
+          "so nothing else of the host is shown" +
+          (spec.readOnly.length > 0 ? `; ${spec.readOnly.join(", ")} read-only` : "") + ")"
+        : `read-only:   everything else${
+          spec.readOnly.length > 0 ? `, and ${spec.readOnly.join(", ")}` : ""
+        }`,
       `hidden:      ${
         spec.hidden.length > 0 ? spec.hidden.map((h) => h.path).join(", ") : "(none exist)"
       }`,
@@ -99,7 +110,12 @@ export function reportLines(input: {
         (live.loopbackBlocked === undefined ? " (not tried)" : ""),
       `  [${mark(live.leakedHidden.length === 0)}] hidden paths show nothing` +
         (live.leakedHidden.length > 0 ? `: ${live.leakedHidden.join(", ")} leaked` : ""),
+      `  [${
+        mark(live.deniedUnreadable)
+      }] a file planted in the workspace and denied cannot be read` +
+        (live.deniedUnreadable === undefined ? " (the workspace is not writable)" : ""),
     );
+    if (live.root) lines.push(`  /  shows only: ${live.root.join(" ")}`);
   }
   return lines;
 }
@@ -108,12 +124,16 @@ export function reportLines(input: {
 export function livePassed(live: LiveFindings, network: boolean): boolean {
   return live.writeOutsideBlocked !== false && live.hooksBlocked !== false &&
     live.scvHidden !== false && (network || live.loopbackBlocked !== false) &&
-    live.leakedHidden.length === 0;
+    live.leakedHidden.length === 0 && live.deniedUnreadable !== false;
 }
 
 const LIVE_SCRIPT = String.raw`
-outside=$1 pid=$2 port=$3; shift 3
+outside=$1 pid=$2 port=$3 canary=$4; shift 4
 touch "$outside" 2>/dev/null
+if [ -n "$canary" ]; then
+  if grep -q . "$canary" 2>/dev/null; then echo "canary=read"; else echo "canary=denied"; fi
+fi
+echo "root=$(ls -A / | tr '\n' ' ')"
 if [ -d .git ]; then
   if touch .git/hooks/.scv-sandbox-check 2>/dev/null; then echo "hooks=open"; rm -f .git/hooks/.scv-sandbox-check; else echo "hooks=blocked"; fi
 fi
@@ -137,6 +157,8 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
 > {
   const parent = workspace === "/" ? "/" : workspace.slice(0, workspace.lastIndexOf("/")) || "/";
   const outside = `${parent}/.scv-sandbox-check-${crypto.randomUUID()}`;
+  const canary = `${workspace === "/" ? "" : workspace}/.scv-sandbox-check-${crypto.randomUUID()}`;
+  let planted = false;
   let listener: Deno.TcpListener | undefined;
   try {
     listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -145,12 +167,32 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
   }
   try {
     const port = listener ? String(listener.addr.port) : "";
-    const argv = ["bash", "-c", LIVE_SCRIPT, "scv-check", outside, String(Deno.pid), port];
-    const prepared = await sandbox.prepare(workspace, [...argv]);
+    const prepared = await sandbox.prepare(workspace, ["true"]);
     if (prepared.kind !== "sandboxed") {
       return { error: prepared.kind === "refused" ? prepared.message : "not sandboxed" };
     }
-    const spec = prepared.spec;
+    // A planted file, denied like a sandbox_deny_read path: the proof that denial holds here.
+    if (prepared.spec.mode === "workspace-write") {
+      try {
+        await Deno.writeTextFile(canary, `canary ${crypto.randomUUID()}\n`, { mode: 0o600 });
+        planted = true;
+      } catch {
+        // Not writable after all: the check is skipped.
+      }
+    }
+    const spec: SandboxSpec = planted
+      ? { ...prepared.spec, hidden: [...prepared.spec.hidden, { path: canary, directory: false }] }
+      : prepared.spec;
+    const argv = [
+      "bash",
+      "-c",
+      LIVE_SCRIPT,
+      "scv-check",
+      outside,
+      String(Deno.pid),
+      port,
+      planted ? canary : "",
+    ];
     const { args } = sandbox.backend.command(spec, [
       ...argv,
       ...spec.hidden.map((h) => h.path),
@@ -188,11 +230,15 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
         processes: processes === undefined ? undefined : Number(processes),
         scvHidden: value("scv") === "hidden",
         loopbackBlocked: loopback === undefined ? undefined : loopback === "blocked",
-        leakedHidden: [...text.matchAll(/^leak=(.*)$/gm)].map((m) => m[1]!),
+        leakedHidden: [...text.matchAll(/^leak=(.*)$/gm)].map((m) => m[1]!)
+          .filter((p) => p !== canary),
+        deniedUnreadable: planted ? value("canary") === "denied" : undefined,
+        root: spec.readable ? value("root")?.trim().split(" ").filter((x) => x) : undefined,
       },
     };
   } finally {
     listener?.close();
+    if (planted) await Deno.remove(canary).catch(() => {});
   }
 }
 

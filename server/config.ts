@@ -5,9 +5,9 @@
  *
  * @module
  */
+import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
-import { stripUrlCredentials } from "./provider/redact.ts";
-import { type McpServerConfig, validateMcpServers } from "./mcp/config.ts";
+import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
 
 /**
  * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
@@ -108,7 +108,7 @@ export interface Config {
   max_prompt_history_bytes: number;
   /** The client's prompt-history bound in items (reported in `session.started`). */
   max_prompt_history_items: number;
-  /** MCP servers by name (see server/mcp/config.ts); merged by name across config files. */
+  /** MCP servers by name (see server/mcp_servers.ts); merged by name across config files. */
   mcp_servers: Readonly<Record<string, McpServerConfig>>;
   /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;
@@ -118,6 +118,8 @@ export interface Config {
   sandbox_writable_roots: readonly string[];
   /** Paths hidden from sandboxed commands. */
   sandbox_deny_read: readonly string[];
+  /** scv 0.3: extra directories readable inside the sandbox under a scoped `--allow-read`. */
+  sandbox_readable_roots: readonly string[];
   /** Extra environment variable names (or `PREFIX_*` globs) handed to `bash`. */
   shell_env_passthrough: readonly string[];
   /** scv 0.2: record sessions under the state directory so they can be resumed. */
@@ -154,13 +156,33 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   sandbox: "auto",
   sandbox_network: false,
   sandbox_writable_roots: Object.freeze([]),
+  // The credential stores of CONTRACT.md's "The sandbox, tighter", browsers' profiles included.
   sandbox_deny_read: Object.freeze([
     "~/.ssh",
     "~/.gnupg",
     "~/.aws",
+    "~/.azure",
     "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.kube",
+    "~/.docker/config.json",
     "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials.toml",
+    "~/.local/share/keyrings",
+    "~/.password-store",
+    "~/.mozilla",
+    "~/.config/google-chrome",
+    "~/.config/chromium",
+    "~/.config/BraveSoftware",
+    "~/.config/microsoft-edge",
+    "~/.config/vivaldi",
+    "~/snap/firefox",
+    "~/snap/chromium",
   ]),
+  sandbox_readable_roots: Object.freeze([]),
   shell_env_passthrough: Object.freeze([]),
   persist_sessions: true,
   session_retention_days: 30,
@@ -299,11 +321,9 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     valid: (v) => (SANDBOX_MODES as readonly unknown[]).includes(v),
   },
   sandbox_network: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
-  sandbox_writable_roots: listOf(
-    "absolute directory paths",
-    (p) => p.startsWith("/") && !p.includes("\0"),
-  ),
+  sandbox_writable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
   sandbox_deny_read: listOf('absolute paths or paths starting with "~/"', userPath),
+  sandbox_readable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
   shell_env_passthrough: listOf(
     'environment variable names or PREFIX_* globs (letters, digits and _, an optional final "*")',
     (n) => /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n),

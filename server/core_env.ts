@@ -1,7 +1,7 @@
 /**
  * The core environment set: the variables of scv's own environment that every `bash` call and
  * every stdio MCP server gets when scv has them (CONTRACT.md "Environment"). One definition, so
- * the two cannot drift apart.
+ * the two cannot drift apart. And scv's own PATH, where its helper commands are looked up.
  *
  * @module
  */
@@ -53,4 +53,23 @@ export const LC_NAMES: readonly string[] = [
  */
 export function isCoreEnvName(name: string): boolean {
   return CORE_ENV.includes(name) || name.startsWith("LC_");
+}
+
+/** The PATH a call gets when scv has none (or may not read it). */
+export const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/** The PATH scv's own helper processes (the kill and rename helpers) get when scv has none. */
+export const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+
+/**
+ * scv's own PATH (else `fallback`, by default {@link DEFAULT_PATH}): where helper commands are
+ * looked up, the way a bash call's PATH finds them (Deno resolves a command with the PATH given
+ * to the child). Without --allow-env the fallback does.
+ */
+export function scvPath(fallback: string = DEFAULT_PATH): string {
+  try {
+    return Deno.env.get("PATH") || fallback;
+  } catch {
+    return fallback;
+  }
 }

@@ -1,5 +1,6 @@
 /**
- * The one way scv turns a caught value into words for a message or a log line.
+ * The one way scv turns a caught value into words for a message or a log line, and keeps URL
+ * credentials out of such words.
  *
  * @module
  */
@@ -74,4 +75,21 @@ function codePoints(text: string): number {
     n++;
   }
   return n;
+}
+
+/**
+ * `user:password@` (or `user@`) after a URL scheme, replaced by `[redacted]@`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stripUrlCredentials } from "./error_text.ts";
+ * assert.equal(
+ *   stripUrlCredentials("at https://bob:hunter2@llm.example/v1: refused"),
+ *   "at https://[redacted]@llm.example/v1: refused",
+ * );
+ * ```
+ */
+export function stripUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, "$1[redacted]@");
 }

@@ -1,7 +1,7 @@
 /**
  * The workspace a session names (Peon `session.start`, ACP `session/new` and `session/load`):
  * an absolute path to an existing directory, made canonical, or a message saying what is wrong
- * with it (the request's `invalid_request` or invalid-params error).
+ * with it (the request's `invalid_request` or invalid-params error); and what lies inside one.
  *
  * @module
  */
@@ -42,4 +42,19 @@ export async function workspaceDir(cwd: string): Promise<WorkspaceDir> {
       : `cannot open cwd ${quoteInput(cwd)}: ${clip(errorText(e), 200)}`;
     return { ok: false, message };
   }
+}
+
+/**
+ * Whether `p` is `root` or below it; both must be physical paths.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isInside } from "./workspace_dir.ts";
+ * assert(isInside("/ws", "/ws/a") && !isInside("/ws", "/wsx"));
+ * ```
+ */
+export function isInside(root: string, p: string): boolean {
+  if (p === root) return true;
+  return p.startsWith(root.endsWith("/") ? root : `${root}/`);
 }

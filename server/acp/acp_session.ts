@@ -17,12 +17,12 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { ApprovalPolicy, Config } from "../config.ts";
-import type { ConnectionDeps } from "../peon/connection.ts";
+import type { Runtime } from "../core/runtime.ts";
 import type { Session } from "../core/session.ts";
 import { Turn } from "../core/turn.ts";
 import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
-import { liveSessionView } from "../sessions/recorder_inputs.ts";
-import { turnEndOf } from "../peon/recording.ts";
+import { liveSessionView } from "../core/recorded_session.ts";
+import { turnEndOf } from "../sessions/records.ts";
 import { runTurn } from "../core/run_turn.ts";
 import type { ApprovalRequest } from "../core/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
@@ -51,7 +51,7 @@ export interface AcpSessionOptions {
   /** The configuration turns run with (the session's mode replaces its approval policy). */
   config: Config;
   /** The provider, tools, context manager and system prompt of the connection. */
-  deps: ConnectionDeps;
+  deps: Runtime;
   /** Calls the client's side of the connection. */
   client: AgentContext;
   /** What the client said it can do in `initialize`. */

@@ -20,7 +20,7 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { SCV_VERSION } from "../../protocol/constants.ts";
-import { agentDeps } from "../core/runtime.ts";
+import { runtimeLoader } from "../core/runtime.ts";
 import type { Provider } from "../provider/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { openSessionStore } from "../sessions/open_store.ts";
@@ -32,7 +32,7 @@ import { workspaceDir } from "../workspace_dir.ts";
 import type { AcpSession } from "./acp_session.ts";
 import type { OpenContext } from "./open_session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { ConnectionDeps } from "../peon/connection.ts";
+import type { Runtime } from "../core/runtime.ts";
 import type { McpHost } from "../mcp/host.ts";
 
 /** Sessions one connection may have open at once (`session/close` frees a place). */
@@ -79,7 +79,7 @@ interface ConnectionState {
   env: (name: string) => string | undefined;
   log: (line: string) => void;
   store: SessionStore | undefined;
-  loadDeps: () => Promise<ConnectionDeps>;
+  loadDeps: () => Promise<Runtime>;
   mcp: McpHost | undefined;
   sessions: AcpSessions;
   capabilities: ClientCapabilities;
@@ -264,7 +264,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  const { load: loadDeps, mcp } = agentDeps({
+  const { load: loadDeps, mcp } = runtimeLoader({
     config,
     provider: options.provider,
     tools: options.tools,

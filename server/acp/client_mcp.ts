@@ -6,7 +6,7 @@
  * @module
  */
 import type { McpServer } from "@agentclientprotocol/sdk";
-import { type McpServerConfig, validateMcpServers } from "../mcp/config.ts";
+import { type McpServerConfig, validateMcpServers } from "../mcp_servers.ts";
 import { isCoreEnvName } from "../core_env.ts";
 
 /** The client's servers as entries, or why they cannot be taken (an invalid-params error). */

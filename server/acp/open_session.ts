@@ -13,18 +13,14 @@ import {
   RequestError,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { type ApprovalPolicy, type Config, CONFIG_RULES } from "../config.ts";
-import type { ConnectionDeps } from "../peon/connection.ts";
+import type { ApprovalPolicy, Config } from "../config.ts";
+import type { Runtime } from "../core/runtime.ts";
 import { errorText } from "../error_text.ts";
 import { McpHost } from "../mcp/host.ts";
 import { providerSecretEnv } from "../provider/secret_env.ts";
+import { newRecorder, type Recording, reopenSession } from "../core/recorded_session.ts";
 import { Session } from "../core/session.ts";
-import { recoveredOf } from "../core/inbox.ts";
-import { type RecordedSessionView, Recorder } from "../sessions/recorder.ts";
-import { answerInterruptedCalls, type ReplayedSession } from "../sessions/records.ts";
-import type { SessionFile } from "../sessions/session_file.ts";
 import { SessionLookupError, type SessionStore } from "../sessions/store.ts";
-import { recordedSummarizer } from "../sessions/recorder_inputs.ts";
 import { AcpSession, type AcpSessionOptions } from "./acp_session.ts";
 import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
@@ -41,7 +37,7 @@ export interface OpenContext {
   /** Where sessions are recorded; undefined: nowhere. */
   store: SessionStore | undefined;
   /** What turns run with. */
-  deps: ConnectionDeps;
+  deps: Runtime;
   /** The configured MCP servers, started with the first session. */
   mcp: McpHost | undefined;
   /** Calls the client's side of the connection. */
@@ -50,30 +46,13 @@ export interface OpenContext {
   capabilities: ClientCapabilities;
 }
 
-function recorderFor(
+/** How this agent's sessions are recorded in `store`. */
+function recording<S extends SessionStore | undefined>(
   cx: OpenContext,
-  store: SessionStore,
-  loaded?: { state: ReplayedSession; file: SessionFile },
-) {
+  store: S,
+): Recording & { store: S } {
   const tools = cx.deps.tools;
-  return (view: RecordedSessionView) =>
-    new Recorder(view, {
-      store,
-      summarize: recordedSummarizer(() => tools),
-      log: cx.log,
-      ...(loaded
-        ? {
-          file: loaded.file,
-          resumed: {
-            createdAt: loaded.state.header.created_at,
-            turns: loaded.state.turns,
-            title: loaded.state.title,
-            toolMeta: loaded.state.toolMeta,
-            waiting: loaded.state.waiting,
-          },
-        }
-        : {}),
-    });
+  return { store, config: cx.config, tools: () => tools, log: cx.log };
 }
 
 /** The canonical workspace and the client's MCP servers started, or an invalid-params error. */
@@ -120,7 +99,7 @@ export async function newSession(
   const ready = await prepare(cx, cwd, mcpServers);
   return new AcpSession({
     ...sessionOptions(cx, new Session(ready.cwd), ready.mcp),
-    ...(cx.store ? { recorder: recorderFor(cx, cx.store) } : {}),
+    ...(cx.store ? { recorder: (view) => newRecorder(view, recording(cx, cx.store)) } : {}),
   });
 }
 
@@ -148,9 +127,9 @@ export async function loadSession(
   }
   const dir = await workspaceDir(cwd);
   if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
-  let recorded;
+  let reopened;
   try {
-    recorded = await store.load(sessionId, dir.path);
+    reopened = await reopenSession(sessionId, dir.path, recording(cx, store));
   } catch (e) {
     if (e instanceof SessionLookupError && e.code === "session_not_found") {
       throw new RequestError(-32002, `Resource not found: ${e.message}`, { sessionId });
@@ -162,27 +141,16 @@ export async function loadSession(
   try {
     ready = await prepare(cx, cwd, mcpServers);
   } catch (e) {
-    recorded.file.close();
+    reopened.discard();
     throw e;
   }
-  const { state } = recorded;
-  const core = new Session(ready.cwd, { id: state.header.session_id, lastSeq: state.seq });
-  core.history = state.history;
-  core.usage = { ...state.usage };
-  core.compactedMessages = state.compacted;
-  // A policy this build does not know (recorded by a newer one) falls back to the config's.
-  const policy = state.configured && CONFIG_RULES.approval_policy.valid(state.approvalPolicy)
-    ? state.approvalPolicy as ApprovalPolicy
-    : undefined;
+  const { session: core, state } = reopened;
+  const policy = core.approvalPolicy as ApprovalPolicy | undefined;
   const session = new AcpSession({
     ...sessionOptions(cx, core, ready.mcp),
-    recorder: recorderFor(cx, store, recorded),
+    recorder: reopened.recorder,
     ...(policy ? { policy } : {}),
   });
-  // A crash may have cut a tool call off before its result: answer it, and record that.
-  if (answerInterruptedCalls(core.history).length > 0) session.recorder?.sync();
-  // ACP has no field to list what waited: it is kept until the next prompt settles it.
-  core.inbox.recovered = recoveredOf(state.waiting);
   if (state.badLines > 0) {
     cx.log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
   }

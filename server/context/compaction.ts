@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from "../provider/types.ts";
 import { cutPoints } from "./groups.ts";
+import { dropOldImages } from "./image_tokens.ts";
 import { CompactionSummary } from "./record.ts";
 
 /** Input of {@link planCompaction}. All token counts are in the counter's (calibrated) units. */
@@ -78,7 +79,9 @@ function assertTokens(name: string, value: number): void {
  * Plans the compaction of `history` so that the next prompt fits.
  *
  * - If `fixedTokens + Σ countMessage(history) <= maxTokens`: `{ kind: "fits" }`.
- * - Otherwise the shortest prefix of whole turns (see `cutPoints`: the kept history starts with
+ * - Otherwise the images of the oldest messages are left out first (each becomes
+ *   `[image omitted]`), until the prompt is at most `targetTokens`; if that is not enough the
+ *   shortest prefix of whole turns (see `cutPoints`: the kept history starts with
  *   a user message, a tool call is never separated from its results, nothing at or after
  *   `turnStart` is removed) is replaced by one compaction record, so that the prompt is at most
  *   `targetTokens`; if no prefix gets there, every removable message goes. An earlier record in
@@ -136,6 +139,23 @@ export function planCompaction(
   for (let i = history.length - 1; i >= 0; i--) kept[i] = kept[i + 1]! + countMessage(history[i]!);
   const beforeTokens = fixedTokens + kept[0]!;
   if (beforeTokens <= maxTokens) return { kind: "fits", tokens: beforeTokens };
+
+  // Old images go first, each leaving "[image omitted]"; messages only when that is not enough.
+  const light = dropOldImages(history, turnStart, countMessage, beforeTokens, targetTokens);
+  if (light.messages > 0) {
+    if (light.size <= maxTokens) {
+      return {
+        kind: "compacted",
+        history: light.history,
+        newTurnStart: turnStart,
+        beforeTokens,
+        afterTokens: light.size,
+        removedMessages: 0,
+      };
+    }
+    const plan = planCompaction(light.history, options);
+    return plan.kind === "fits" ? plan : { ...plan, beforeTokens };
+  }
 
   const summary = new CompactionSummary();
   let summarized = 0;

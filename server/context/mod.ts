@@ -22,6 +22,7 @@
 export * from "./bytes.ts";
 export * from "./compaction.ts";
 export * from "./groups.ts";
+export * from "./image_tokens.ts";
 export * from "./record.ts";
 export * from "./tokens.ts";
 export * from "./trim.ts";

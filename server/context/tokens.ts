@@ -8,6 +8,7 @@
  */
 import type { ChatMessage, ToolSpec } from "../provider/types.ts";
 import { utf8Length } from "../utf8.ts";
+import { type ImageTokenRule, imageTokens } from "./image_tokens.ts";
 
 /** Tokens added to every message for its role and delimiters (OpenAI's documented ~3-4). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -38,6 +39,13 @@ export interface TokenCounterOptions {
    * {@link TokenCounter.create} passes the real tokenizer here when the model has one.
    */
   countText?: TextTokenCounter;
+  /** scv 0.3: which API's rule counts images (see `image_tokens.ts`). Omitted: `openai`. */
+  imageRule?: ImageTokenRule;
+}
+
+/** The image rule of a configured provider: Anthropic's for `anthropic`, OpenAI's otherwise. */
+export function imageRuleOf(provider: string): ImageTokenRule {
+  return provider === "anthropic" ? "anthropic" : "openai";
 }
 
 const O200K_MODEL =
@@ -157,6 +165,7 @@ export class TokenCounter {
   readonly model: string;
   #tokenizer: TokenizerName;
   #countText: TextTokenCounter;
+  #imageRule: ImageTokenRule;
   #raw = new WeakMap<ChatMessage, number>();
   #toolsRaw = new WeakMap<readonly ToolSpec[], number>();
   #ratio = 1;
@@ -174,6 +183,7 @@ export class TokenCounter {
       ? "o200k_base"
       : "custom";
     this.#countText = options.countText ?? estimateTokens;
+    this.#imageRule = options.imageRule ?? "openai";
   }
 
   /**
@@ -181,12 +191,13 @@ export class TokenCounter {
    * it. If the tokenizer cannot be loaded the counter estimates; `tokenizer` then says
    * `"estimate"`.
    */
-  static async create(model: string): Promise<TokenCounter> {
-    if (!usesO200k(model)) return new TokenCounter(model);
+  static async create(model: string, imageRule?: ImageTokenRule): Promise<TokenCounter> {
+    const rule = imageRule === undefined ? {} : { imageRule };
+    if (!usesO200k(model)) return new TokenCounter(model, rule);
     const countText = await loadO200k();
     return countText === undefined
-      ? new TokenCounter(model)
-      : new TokenCounter(model, { countText });
+      ? new TokenCounter(model, rule)
+      : new TokenCounter(model, { countText, ...rule });
   }
 
   /**
@@ -205,8 +216,11 @@ export class TokenCounter {
    * assert.equal(bound.countText("hello world"), 22); // 11 bytes at ratio 2
    * ```
    */
-  static upperBound(model: string): TokenCounter {
-    const counter = new TokenCounter(model, { countText: utf8Length });
+  static upperBound(model: string, imageRule?: ImageTokenRule): TokenCounter {
+    const counter = new TokenCounter(model, {
+      countText: utf8Length,
+      ...(imageRule === undefined ? {} : { imageRule }),
+    });
     counter.#tokenizer = "upper_bound";
     counter.#ratio = MAX_RATIO;
     counter.#fixedRatio = true;
@@ -233,15 +247,18 @@ export class TokenCounter {
   }
 
   /**
-   * Calibrated tokens of one message: {@link MESSAGE_OVERHEAD_TOKENS}, its content, and for each
-   * tool call {@link TOOL_CALL_OVERHEAD_TOKENS} plus its name and arguments. Cached per message
-   * object.
+   * Calibrated tokens of one message: {@link MESSAGE_OVERHEAD_TOKENS}, its content, each image
+   * by the counter's image rule (`image_tokens.ts`), and for each tool call
+   * {@link TOOL_CALL_OVERHEAD_TOKENS} plus its name and arguments. Cached per message object.
    */
   readonly countMessage = (message: ChatMessage): number => {
     let raw = this.#raw.get(message);
     if (raw === undefined) {
       raw = MESSAGE_OVERHEAD_TOKENS;
       if (message.content) raw += this.#countText(message.content);
+      if ((message.role === "user" || message.role === "tool") && message.images) {
+        for (const image of message.images) raw += imageTokens(image, this.#imageRule);
+      }
       if (message.role === "assistant" && message.tool_calls) {
         for (const call of message.tool_calls) {
           raw += TOOL_CALL_OVERHEAD_TOKENS + this.#countText(call.function.name) +

@@ -7,6 +7,7 @@
 import type { ChatMessage } from "../provider/types.ts";
 import { messageBytes } from "./bytes.ts";
 import { cutPoints } from "./groups.ts";
+import { dropOldImages } from "./image_tokens.ts";
 
 /** Input of {@link trimHistory}. */
 export interface TrimOptions {
@@ -23,10 +24,10 @@ export interface TrimFits {
   historyBytes: number;
 }
 
-/** Oldest whole turns were dropped. */
+/** Old images were left out, then (when that was not enough) oldest whole turns dropped. */
 export interface TrimDone {
   kind: "trimmed";
-  /** The kept suffix of the input (the same message objects). */
+  /** The kept suffix of the input (the same message objects, but those whose images went). */
   history: ChatMessage[];
   /** Index of the current turn's user prompt in `history`. */
   newTurnStart: number;
@@ -51,7 +52,8 @@ export interface TrimHistoryLimit {
 export type TrimResult = TrimFits | TrimDone | TrimHistoryLimit;
 
 /**
- * Bounds the encoded size of `history` (see `historyBytes`) to `maxBytes` by dropping the
+ * Bounds the encoded size of `history` (see `historyBytes`) to `maxBytes` by leaving out the
+ * images of the oldest messages first (each becomes `[image omitted]`), then dropping the
  * fewest oldest whole turns, with the same cut rules as compaction (the kept history starts with
  * a user message, a tool call is never separated from its results, nothing at or after
  * `turnStart` is dropped). No record replaces them. Per-message sizes are cached, so repeated
@@ -95,6 +97,21 @@ export function trimHistory(history: readonly ChatMessage[], options: TrimOption
   }
   const total = sizes[0]!;
   if (total <= maxBytes) return { kind: "fits", historyBytes: total };
+
+  // Old images go first, each leaving "[image omitted]"; turns only when that is not enough.
+  const light = dropOldImages(history, turnStart, messageBytes, total, maxBytes);
+  if (light.messages > 0) {
+    if (light.size <= maxBytes) {
+      return {
+        kind: "trimmed",
+        history: light.history,
+        newTurnStart: turnStart,
+        removedMessages: 0,
+        historyBytes: light.size,
+      };
+    }
+    return trimHistory(light.history, options);
+  }
 
   for (const k of cuts) {
     if (sizes[k]! <= maxBytes) {

@@ -11,6 +11,7 @@ import type { Config } from "../config.ts";
 import type { ChatMessage, ToolSpec } from "../provider/types.ts";
 import {
   type CompactionDone,
+  imageRuleOf,
   planCompaction,
   REPLY_PRIMING_TOKENS,
   TokenCounter,
@@ -77,9 +78,14 @@ export function answerReserve(contextMaxTokens: number): number {
  * never pays for it.
  */
 export function createContextManager(
-  config: Pick<Config, "model" | "context_max_tokens" | "max_history_bytes">,
+  config: Pick<Config, "model" | "context_max_tokens" | "max_history_bytes"> & {
+    provider?: Config["provider"];
+  },
 ): ContextManager {
-  const bound = usesO200k(config.model) ? TokenCounter.upperBound(config.model) : undefined;
+  const imageRule = imageRuleOf(config.provider ?? "openai-chat");
+  const bound = usesO200k(config.model)
+    ? TokenCounter.upperBound(config.model, imageRule)
+    : undefined;
   let counter: TokenCounter | undefined; // the real one (or the estimate), once loaded
   let loading: Promise<TokenCounter> | undefined;
   let used: TokenCounter | undefined;
@@ -104,7 +110,7 @@ export function createContextManager(
       maxTokens: Math.max(1, maxTokens),
     });
   const load = async (): Promise<TokenCounter> => {
-    const c = await (loading ??= TokenCounter.create(config.model));
+    const c = await (loading ??= TokenCounter.create(config.model, imageRule));
     if (counter === undefined) {
       counter = c;
       if (pending) {

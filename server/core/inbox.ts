@@ -8,6 +8,7 @@
  * @module
  */
 import { MAX_QUEUED_PER_SESSION, MAX_STEERS_PER_TURN } from "../../protocol/constants.ts";
+import type { ImagePart } from "../images/image_part.ts";
 
 /** One steer or queued prompt that waits, as the record and `session.started.queued` hold it. */
 export interface Waiting {
@@ -39,6 +40,8 @@ export function recoveredOf(
 interface Entry {
   readonly requestId: string;
   readonly prompt: string;
+  /** A queued prompt's images (scv 0.3); kept in memory only, not in the record. */
+  readonly images?: readonly ImagePart[];
   /**
    * Settles once the client was told it was accepted (`turn.steer.accepted`, `turn.queued`):
    * the face sets it, and the steer enters, or the queued prompt starts, only after it, so the
@@ -183,7 +186,7 @@ export class Inbox {
    * Queues a prompt behind the active turn; the value is its position, from 1. Refused when
    * {@link MAX_QUEUED_PER_SESSION} already wait or one with this request id does.
    */
-  enqueue(requestId: string, prompt: string): Accepted {
+  enqueue(requestId: string, prompt: string, images?: readonly ImagePart[]): Accepted {
     if (this.#queue.length >= MAX_QUEUED_PER_SESSION) {
       return {
         ok: false,
@@ -194,7 +197,7 @@ export class Inbox {
     if (this.#queue.some((q) => q.requestId === requestId)) {
       return { ok: false, message: `a prompt with this request_id already waits in the queue` };
     }
-    return this.#accept(this.#queue, requestId, prompt, "queue");
+    return this.#accept(this.#queue, requestId, prompt, "queue", images);
   }
 
   /** Takes a queued prompt back out; undefined when none with this request id waits. */
@@ -222,8 +225,19 @@ export class Inbox {
     this.#halted = true;
   }
 
-  #accept(list: Entry[], requestId: string, prompt: string, kind: Waiting["kind"]): Accepted {
-    const entry: Entry = { requestId, prompt, announced: Promise.resolve() };
+  #accept(
+    list: Entry[],
+    requestId: string,
+    prompt: string,
+    kind: Waiting["kind"],
+    images?: readonly ImagePart[],
+  ): Accepted {
+    const entry: Entry = {
+      requestId,
+      prompt,
+      ...(images && images.length > 0 ? { images } : {}),
+      announced: Promise.resolve(),
+    };
     list.push(entry);
     const recorded = this.observer?.waiting({ requestId, prompt, kind }) ?? Promise.resolve();
     return { ok: true, entry, position: list.length, recorded };

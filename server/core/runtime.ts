@@ -1,21 +1,30 @@
 /**
- * What every front-end of the agent core runs its turns with, built one way for all of them (the
- * Peon server, the ACP agent): the configured provider, the built-in tools in the configured
- * sandbox, the configured MCP servers, the context manager and the system prompt. The heavy
- * parts load on first use, so no handshake waits for them.
+ * The runtime: what every face of the core (the Peon server, the ACP agent) runs its sessions'
+ * turns with, built one way for all of them: the configured provider, the built-in tools in the
+ * configured sandbox, the configured MCP servers, the context manager and the system prompt. The
+ * heavy parts load on first use, so no handshake waits for them.
  *
  * @module
  */
 import { type Config, readEnv } from "../config.ts";
-import type { ConnectionDeps } from "../peon/connection.ts";
+import type { AgentDeps } from "./deps.ts";
 import type { Provider } from "../provider/types.ts";
 import { providerSecretEnv } from "../provider/secret_env.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { McpHost, type McpServerStatus } from "../mcp/host.ts";
 import { openSandbox, type Sandbox } from "../sandbox/mod.ts";
 
-/** Options of {@link agentDeps}. */
-export interface AgentDepsOptions {
+/**
+ * What a face's turns run with: {@link AgentDeps} without the per-turn parts (approvals, the
+ * signal), the system prompt built per workspace.
+ */
+export type Runtime = Omit<AgentDeps, "systemPrompt" | "approvals" | "signal"> & {
+  /** The system prompt for a session's canonical workspace. */
+  systemPrompt: (cwd: string) => Promise<string>;
+};
+
+/** Options of {@link runtimeLoader}. */
+export interface RuntimeOptions {
   /** The configuration: provider, sandbox, MCP servers, limits. */
   config: Config;
   /** Defaults to the configured provider. */
@@ -32,10 +41,10 @@ export interface AgentDepsOptions {
   sandbox?: Promise<Sandbox> | undefined;
 }
 
-/** A front-end's dependencies: loaded on first use, and the parts it reports on. */
-export interface AgentDepsLoader {
+/** A face's runtime, loaded on first use, and the parts it reports on. */
+export interface RuntimeLoader {
   /** Loads (once) what turns run with. */
-  load: () => Promise<ConnectionDeps>;
+  load: () => Promise<Runtime>;
   /** The configured MCP servers, when some are enabled; the front-end starts and stops them. */
   mcp: McpHost | undefined;
   /** The sandbox, probed in the background from the start. */
@@ -52,18 +61,18 @@ export async function providerFromConfig(
 }
 
 /**
- * The dependencies of one front-end connection.
+ * The runtime of one face (a Peon server, an ACP agent).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { agentDeps } from "./runtime.ts";
+ * import { runtimeLoader } from "./runtime.ts";
  * import { DEFAULT_CONFIG } from "../config.ts";
- * const deps = agentDeps({ config: { ...DEFAULT_CONFIG, sandbox: "off" }, log: () => {} });
+ * const deps = runtimeLoader({ config: { ...DEFAULT_CONFIG, sandbox: "off" }, log: () => {} });
  * assert.equal(deps.mcp, undefined); // no MCP server configured: no MCP code loaded
  * ```
  */
-export function agentDeps(options: AgentDepsOptions): AgentDepsLoader {
+export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   const { config, log } = options;
   const env = options.env ?? readEnv;
   // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
@@ -81,7 +90,7 @@ export function agentDeps(options: AgentDepsOptions): AgentDepsLoader {
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
-  let deps: Promise<ConnectionDeps> | undefined;
+  let deps: Promise<Runtime> | undefined;
   const load = () =>
     deps ??= (async () => {
       const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =

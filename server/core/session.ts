@@ -7,7 +7,7 @@
 import { Inbox } from "./inbox.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { Recorder } from "../sessions/recorder.ts";
-import { SeqCounter } from "../peon/writer.ts";
+import { SeqCounter } from "./seq.ts";
 
 /** A turn in progress. */
 export interface ActiveTurn {
@@ -61,8 +61,7 @@ export class Session {
   model: string | undefined;
   /** scv 0.2 `session.configure`: the approval policy of the next turns; undefined: the config's. */
   approvalPolicy: string | undefined;
-  /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
-  recorder: Recorder | undefined;
+  #recorder: Recorder | undefined;
   history: ChatMessage[] = [];
   usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
@@ -80,6 +79,17 @@ export class Session {
     this.cwd = cwd;
     this.id = resumed?.id ?? crypto.randomUUID();
     this.seq = new SeqCounter(resumed?.lastSeq ?? 0);
+  }
+
+  /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
+  get recorder(): Recorder | undefined {
+    return this.#recorder;
+  }
+
+  /** Sets the recorder; it also keeps the inbox's waiting steers and queued prompts (scv 0.3). */
+  set recorder(recorder: Recorder | undefined) {
+    this.#recorder = recorder;
+    this.inbox.observer = recorder;
   }
 
   /** Drops history, compaction metadata and usage totals; `seq` goes on. */

@@ -14,7 +14,7 @@ import type {
   TurnEnd,
   TurnEvent,
 } from "../../protocol/turn_events.ts";
-import type { ChatMessage, ProviderUsage } from "../provider/types.ts";
+import type { ChatMessage, ImagePart, ProviderUsage } from "../provider/types.ts";
 import type { HistoryCut, Session } from "./session.ts";
 import { truncateText } from "../tools/output.ts";
 
@@ -42,6 +42,8 @@ export interface TurnOptions {
   requestId: string;
   /** The user's prompt; {@link Turn.begin} appends it to the history. */
   prompt: string;
+  /** scv 0.3: images attached to the prompt (checked already); omitted: none. */
+  images?: readonly ImagePart[];
   /** Where events go. */
   sink: TurnSink;
   /** The largest encoded event, excluding its newline; bounds the free-text fields. */
@@ -109,6 +111,8 @@ export class Turn {
   readonly session: Session;
   /** The user's prompt. */
   readonly prompt: string;
+  /** The images attached to the prompt; empty when none. */
+  readonly images: readonly ImagePart[];
   /** The bytes one free-text field may take (see {@link fieldBudget}). */
   readonly fieldBudget: number;
   #sink: TurnSink;
@@ -125,6 +129,7 @@ export class Turn {
     this.requestId = options.requestId;
     this.session = options.session;
     this.prompt = options.prompt;
+    this.images = options.images ?? [];
     this.fieldBudget = fieldBudget(options.maxFrameBytes);
     this.#sink = options.sink;
     this.#onEnd = options.onEnd;
@@ -188,7 +193,11 @@ export class Turn {
   /** Appends the prompt to the history; the turn starts there. */
   begin(): void {
     if (this.#start !== -1) throw new TypeError(`Cannot begin turn "${this.id}" twice`);
-    this.session.history.push({ role: "user", content: this.prompt });
+    this.session.history.push(
+      this.images.length > 0
+        ? { role: "user", content: this.prompt, images: [...this.images] }
+        : { role: "user", content: this.prompt },
+    );
     this.#start = this.session.history.length - 1;
   }
 

@@ -17,8 +17,7 @@ import { locate, openedInside } from "../tools/workspace.ts";
 import { imageSize, mediaTypeOfName, sniffMediaType } from "./format.ts";
 import type { ImagePart } from "./image_part.ts";
 
-/** `max_image_bytes` when the config sets none: 5 MiB decoded. */
-export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export { DEFAULT_MAX_IMAGE_BYTES } from "./image_part.ts";
 
 /** A format's short name in messages. */
 const FORMAT_NAMES: Readonly<Record<ImageMediaType, string>> = {

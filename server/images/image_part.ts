@@ -25,6 +25,9 @@ export interface ImagePart {
   height: number;
 }
 
+/** `max_image_bytes` when the config sets none: 5 MiB decoded. */
+export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
 /** What an image left out of a request or the history reads as in its place. */
 export const IMAGE_OMITTED = "[image omitted]";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ToolRegistry } from "../tools/registry.ts";
-import { hasEnabledServers, type McpServerConfig } from "./config.ts";
+import { hasEnabledServers, type McpServerConfig } from "../mcp_servers.ts";
 import type { McpManager, McpServerDetail, McpServerStatus } from "./manager.ts";
 
 export type { McpServerDetail, McpServerStatus };

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { McpServerConfig } from "./config.ts";
+import type { McpServerConfig } from "../mcp_servers.ts";
 import { environmentNames } from "./env.ts";
 import { toolName } from "./names.ts";
 import { McpServer, type McpStatus } from "./server.ts";

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import { SCV_VERSION } from "../../protocol/constants.ts";
 import { clip, errorText } from "../error_text.ts";
-import { isStdio, type McpServerConfig } from "./config.ts";
+import { isStdio, type McpServerConfig } from "../mcp_servers.ts";
 import { expandMap, expandReferences } from "./expand.ts";
 import { serverEnv } from "./env.ts";
 import { MAX_MESSAGE_BYTES, StdioTransport } from "./stdio_transport.ts";

@@ -13,23 +13,18 @@ import type { ServerEventType } from "../../protocol/schema.ts";
 import type { EventOf } from "../../protocol/turn_events.ts";
 import type { Config } from "../config.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
-import {
-  type ConnectionContext,
-  type ConnectionDeps,
-  EXIT,
-  FatalClose,
-  type Unsequenced,
-} from "./context.ts";
+import { type ConnectionContext, EXIT, FatalClose, type Unsequenced } from "./context.ts";
 import { parseFrame } from "./parse.ts";
 import { Replies } from "./replies.ts";
 import { route } from "./routes.ts";
 import { errorText, quoteInput } from "../error_text.ts";
 import type { Session } from "../core/session.ts";
 import type { TurnEndObserver } from "../core/turn.ts";
+import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
-export { type ConnectionDeps, EXIT, MAX_SESSIONS } from "./context.ts";
+export { EXIT, MAX_SESSIONS } from "./context.ts";
 export { SEND_TIMEOUT_MS } from "./replies.ts";
 export { SERVER_INFO } from "./handlers/initialize.ts";
 
@@ -45,7 +40,7 @@ export interface ConnectionOptions {
   /** The server's configuration. */
   config: Config;
   /** Loaded on first use, so the handshake does not wait for tools and providers. */
-  deps: () => Promise<ConnectionDeps>;
+  deps: () => Promise<Runtime>;
   /** Diagnostics; never receives secrets. */
   log: (line: string) => void;
   /** Called at the end of every turn, before its terminal event is sent (see `Turn`). */

@@ -8,7 +8,7 @@
 import type { ErrorCode } from "../../protocol/constants.ts";
 import type { EventOf } from "../../protocol/turn_events.ts";
 import type { ServerEventType } from "../../protocol/schema.ts";
-import type { AgentDeps } from "../core/deps.ts";
+import type { Runtime } from "../core/runtime.ts";
 import type { Config } from "../config.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
 import type { Session } from "../core/session.ts";
@@ -23,12 +23,6 @@ export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
 
 /** Sessions one connection may open; the protocol has no way to close one. */
 export const MAX_SESSIONS = 64;
-
-/** What turns run with; the system prompt is built per workspace. */
-export type ConnectionDeps = Omit<AgentDeps, "systemPrompt" | "approvals" | "signal"> & {
-  /** The system prompt for a session's canonical workspace. */
-  systemPrompt: (cwd: string) => Promise<string>;
-};
 
 /** Thrown by a handler to end the connection at once (after a fatal error reply). */
 export class FatalClose extends Error {
@@ -49,7 +43,7 @@ export interface ConnectionContext {
   /** Diagnostics (stderr by default). Never give it secrets. */
   readonly log: (line: string) => void;
   /** Tools, provider, context manager and prompt builder, loaded on first use. */
-  readonly deps: () => Promise<ConnectionDeps>;
+  readonly deps: () => Promise<Runtime>;
   /** The single output. Turn events go through it directly (see `handlers/turn_start.ts`). */
   readonly writer: FrameWriter;
   /** Open sessions by id. */

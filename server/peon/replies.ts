@@ -7,7 +7,7 @@
 import type { ErrorCode } from "../../protocol/constants.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { clip } from "../error_text.ts";
-import type { SeqCounter } from "./writer.ts";
+import type { SeqCounter } from "../core/seq.ts";
 import { BackpressureTimeoutError, type FrameWriter } from "./writer.ts";
 
 /** Connection-level sends give up after this much backpressure. */

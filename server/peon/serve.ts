@@ -6,7 +6,7 @@
  */
 import { type Config, readEnv } from "../config.ts";
 import { Connection } from "./connection.ts";
-import { agentDeps } from "../core/runtime.ts";
+import { runtimeLoader } from "../core/runtime.ts";
 import type { Provider } from "../provider/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
@@ -70,7 +70,7 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  const { load: loadDeps, mcp, sandbox } = agentDeps({
+  const { load: loadDeps, mcp, sandbox } = runtimeLoader({
     config,
     provider: options.provider,
     tools: options.tools,

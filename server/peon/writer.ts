@@ -8,6 +8,7 @@
 import { errorText } from "../error_text.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { utf8Length } from "../utf8.ts";
+import type { SeqCounter } from "../core/seq.ts";
 
 const encoder = new TextEncoder();
 /** Microtask hops without a new frame after which a batch is written. */
@@ -41,30 +42,6 @@ export interface FrameWriterOptions {
   maxFrames?: number;
   /** Most bytes queued at once; default max(16 MiB, 2 × maxFrameBytes). */
   maxBytes?: number;
-}
-
-/** Per-session sequence numbers, assigned only when a frame is actually queued. */
-export class SeqCounter {
-  #last: number;
-  /** Starts after `last` (a resumed session's recorded last seq); 0 for a new session. */
-  constructor(last = 0) {
-    if (!Number.isSafeInteger(last) || last < 0) {
-      throw new RangeError(`Cannot start a seq counter at ${last}: it must be a whole number >= 0`);
-    }
-    this.#last = last;
-  }
-  /** The last number handed out (0 before the first). */
-  get last(): number {
-    return this.#last;
-  }
-  /** The number the next queued frame gets. */
-  peek(): number {
-    return this.#last + 1;
-  }
-  /** Takes the next number. */
-  take(): number {
-    return ++this.#last;
-  }
 }
 
 interface Waiter {

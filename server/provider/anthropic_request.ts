@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ChatMessage, ToolSpec } from "./types.ts";
+import type { ChatMessage, ImagePart, ToolSpec } from "./types.ts";
 
 /** Output tokens asked for: the Messages API requires `max_tokens`. */
 export const ANTHROPIC_MAX_TOKENS = 8192;
@@ -22,6 +22,14 @@ interface AnthropicMessage {
 export function anthropicId(id: string): string {
   const clean = id.replace(/[^a-zA-Z0-9_-]/g, "_");
   return clean === "" ? "call" : clean;
+}
+
+/** Images as `image` blocks with a base64 source. */
+function imageBlocks(images: readonly ImagePart[] | undefined): Block[] {
+  return (images ?? []).map((i) => ({
+    type: "image",
+    source: { type: "base64", media_type: i.media_type, data: i.data },
+  }));
 }
 
 /** A call's arguments as the object `input` must be; text that is not an object gives `{}`. */
@@ -66,12 +74,18 @@ export function anthropicBody(
   };
   for (const m of history) {
     if (m.role === "system") system.push(m.content);
-    else if (m.role === "user") push("user", m.content ? [{ type: "text", text: m.content }] : []);
-    else if (m.role === "tool") {
+    else if (m.role === "user") {
+      // Images first: Anthropic's vision guide finds image-then-text works best.
+      const text = m.content ? [{ type: "text", text: m.content }] : [];
+      push("user", [...imageBlocks(m.images), ...text]);
+    } else if (m.role === "tool") {
       push("user", [{
         type: "tool_result",
         tool_use_id: anthropicId(m.tool_call_id),
-        content: m.content,
+        // A tool_result takes image blocks beside its text.
+        content: m.images?.length
+          ? [{ type: "text", text: m.content }, ...imageBlocks(m.images)]
+          : m.content,
       }]);
     } else {
       const blocks: Block[] = [...(m.provider_data?.anthropic_thinking ?? [])];

@@ -9,6 +9,8 @@
  * @module
  */
 import { ChatAccumulator } from "./chat_accumulator.ts";
+import { chatMessages } from "./chat_request.ts";
+import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
 import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
@@ -17,13 +19,7 @@ import type { ProviderOptions } from "./options.ts";
 import type { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
-import {
-  type ChatMessage,
-  type Provider,
-  ProviderError,
-  type ProviderEvent,
-  type ProviderRequest,
-} from "./types.ts";
+import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
 
@@ -81,6 +77,7 @@ export class OpenAIProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
+      checkImageLimits(request.messages, OPENAI_IMAGE_LIMITS);
       let withTools = request.tools.length > 0 && !this.#noTools.has(request.model);
       let refusedTools = this.#noTools.get(request.model);
       let res;
@@ -148,7 +145,7 @@ export class OpenAIProvider implements Provider {
   #body(request: ProviderRequest, withTools: boolean): string {
     return JSON.stringify({
       model: request.model,
-      messages: request.messages.map(outgoing),
+      messages: chatMessages(request.messages),
       ...(withTools ? { tools: request.tools } : {}),
       stream: true,
       ...(this.#noStreamOptions ? {} : { stream_options: { include_usage: true } }),
@@ -164,13 +161,6 @@ export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
   length: "cut the answer short at its output limit",
   content_filter: "withheld part of the answer (content filter)",
 });
-
-/** A canonical message as Chat Completions takes it: only what this API knows goes out. */
-function outgoing(m: ChatMessage): Record<string, unknown> | ChatMessage {
-  if (m.role !== "assistant" || m.provider_data === undefined) return m;
-  const { provider_data: _, ...rest } = m;
-  return rest;
-}
 
 /** An SSE `error:` field or `event: error` (older llama.cpp): the provider's own message. */
 function sseError(data: string): ProviderError {

@@ -12,6 +12,7 @@ import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Redactor } from "./redact.ts";
+import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { OPTIONAL_FIELDS, type OptionalField, responsesBody } from "./responses_request.ts";
 import { ResponsesAccumulator } from "./responses_accumulator.ts";
 import { providerTransport } from "./transport.ts";
@@ -52,6 +53,7 @@ export class OpenAIResponsesProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
+      checkImageLimits(request.messages, OPENAI_IMAGE_LIMITS);
       let res;
       const refused = this.#refused.get(request.model) ?? new Set<OptionalField>();
       for (;;) {

@@ -5,28 +5,11 @@
  *
  * @module
  */
-import { clip } from "../error_text.ts";
+import { clip, stripUrlCredentials } from "../error_text.ts";
 
 /** Secrets shorter than this are not searched for: redacting "a" would shred every message. */
 const MIN_SECRET_CHARS = 4;
 const REDACTED = "[redacted]";
-
-/**
- * `user:password@` (or `user@`) after a URL scheme, replaced by `[redacted]@`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { stripUrlCredentials } from "./redact.ts";
- * assert.equal(
- *   stripUrlCredentials("at https://bob:hunter2@llm.example/v1: refused"),
- *   "at https://[redacted]@llm.example/v1: refused",
- * );
- * ```
- */
-export function stripUrlCredentials(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, `$1${REDACTED}@`);
-}
 
 /**
  * The secrets a URL carries: its password, and `user:password` as the Basic authorization

@@ -8,7 +8,13 @@
  *
  * @module
  */
-import type { ChatMessage, ToolSpec } from "./types.ts";
+import { dataUrl, toolImagesCaption } from "./image_content.ts";
+import type { ChatMessage, ImagePart, ToolSpec } from "./types.ts";
+
+/** Images as `input_image` content with `data:` URLs. */
+function inputImages(images: readonly ImagePart[]): Array<Record<string, unknown>> {
+  return images.map((i) => ({ type: "input_image", image_url: dataUrl(i) }));
+}
 
 /** Request fields a server may refuse; each is dropped for a model once refused. */
 export const OPTIONAL_FIELDS = ["include", "reasoning"] as const;
@@ -37,11 +43,29 @@ export function responsesBody(
 ): Record<string, unknown> {
   const instructions: string[] = [];
   const input: Array<Record<string, unknown>> = [];
+  // Images of the tool results since the last other item, sent once that run ends.
+  let pending: Array<Record<string, unknown>> = [];
+  const flush = () => {
+    if (pending.length > 0) input.push({ type: "message", role: "user", content: pending });
+    pending = [];
+  };
   for (const m of history) {
+    if (m.role !== "tool") flush();
     if (m.role === "system") instructions.push(m.content);
-    else if (m.role === "user") input.push({ type: "message", role: "user", content: m.content });
-    else if (m.role === "tool") {
+    else if (m.role === "user") {
+      input.push({
+        type: "message",
+        role: "user",
+        content: m.images?.length
+          ? [{ type: "input_text", text: m.content }, ...inputImages(m.images)]
+          : m.content,
+      });
+    } else if (m.role === "tool") {
       input.push({ type: "function_call_output", call_id: m.tool_call_id, output: m.content });
+      if (m.images?.length) {
+        pending.push({ type: "input_text", text: toolImagesCaption(m.tool_call_id, m.images) });
+        pending.push(...inputImages(m.images));
+      }
     } else {
       for (const r of m.provider_data?.responses_reasoning ?? []) input.push(r);
       if (m.content) {
@@ -61,6 +85,7 @@ export function responsesBody(
       }
     }
   }
+  flush();
   const body: Record<string, unknown> = { model, input, stream: true, store: false };
   if (instructions.length > 0) body.instructions = instructions.join("\n\n");
   if (tools.length > 0) {

@@ -5,6 +5,11 @@
  * @module
  */
 import { clip } from "../error_text.ts";
+import type { ImagePart } from "../images/image_part.ts";
+// A tool as offered to the model is the tools' description of themselves (tools/ sits below).
+import type { ToolSpec } from "../tools/registry.ts";
+
+export type { ImagePart, ToolSpec };
 
 /** One tool call requested by the assistant. `arguments` is the raw JSON text. */
 export interface ChatToolCall {
@@ -46,20 +51,34 @@ export interface AssistantMessage {
   provider_data?: ProviderData;
 }
 
+/** A user's message: the prompt and (scv 0.3) the images given with it. */
+export interface UserMessage {
+  /** Always the user. */
+  role: "user";
+  /** The prompt's text. */
+  content: string;
+  /** Images attached to the prompt, in order; omitted when none. */
+  images?: ImagePart[];
+}
+
+/** A tool call's result. */
+export interface ToolMessage {
+  /** Always a tool result. */
+  role: "tool";
+  /** The call it answers. */
+  tool_call_id: string;
+  /** The output the model sees. */
+  content: string;
+  /** scv 0.3: images the tool gives the model (read_file of an image); omitted when none. */
+  images?: ImagePart[];
+}
+
 /** A canonical chat message. */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | UserMessage
   | AssistantMessage
-  | { role: "tool"; tool_call_id: string; content: string };
-
-/** A tool as offered to the model (OpenAI function format). */
-export interface ToolSpec {
-  /** Always a function. */
-  type: "function";
-  /** The tool's name, description for the model, and arguments as JSON Schema. */
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
+  | ToolMessage;
 
 /** Token counts one provider call reported; a field is absent when not reported. */
 export interface ProviderUsage {

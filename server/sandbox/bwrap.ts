@@ -10,7 +10,7 @@
  * @module
  */
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import { helperSpec } from "./policy.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
@@ -37,27 +37,21 @@ function depth(p: string): number {
  * ```
  */
 export function bwrapArgs(spec: SandboxSpec, argv: readonly string[]): string[] {
-  const args = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-  ];
-  if (spec.mode === "workspace-write") {
-    for (const dir of [...spec.writable].sort((a, b) => depth(a) - depth(b))) {
-      args.push("--bind", dir, dir);
-    }
+  const args = spec.readable ? [] : ["--ro-bind", "/", "/"];
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  const mounts = [...spec.readable ?? []].map((p) => ({ p, rw: false }));
+  if (spec.mode === "workspace-write") mounts.push(...spec.writable.map((p) => ({ p, rw: true })));
+  for (const { p, rw } of mounts.sort((a, b) => depth(a.p) - depth(b.p))) {
+    // A readable directory may be absent (`/lib32`, a toolchain not installed): -try skips it.
+    args.push(rw ? "--bind" : "--ro-bind-try", p, p);
   }
   for (const p of spec.readOnly) args.push("--ro-bind", p, p);
   for (const h of [...spec.hidden].sort((a, b) => depth(a.path) - depth(b.path))) {
     if (h.directory) args.push("--tmpfs", h.path, "--remount-ro", h.path);
     else args.push("--ro-bind", "/dev/null", h.path);
   }
+  // Without the host's root, the new root is bwrap's own tmpfs: read-only like the host's.
+  if (spec.readable) args.push("--remount-ro", "/");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!spec.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--chdir", spec.workspace, "--", ...argv);

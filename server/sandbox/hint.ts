@@ -24,6 +24,21 @@ const NO_NETWORK = new RegExp(
   "i",
 );
 
+const MISSING = /No such file or directory|ENOENT/;
+const ABSOLUTE = /(?:^|[\s'"`:=(])(\/[^\s'"`:,;()]+)/g;
+
+/** The first absolute path a "no such file" output names that lies outside the shown ones. */
+function outsideReadable(output: string, spec: SandboxSpec): string | undefined {
+  if (!MISSING.test(output)) return undefined;
+  const shown = [...spec.readable ?? [], ...spec.writable, spec.workspace, "/tmp", "/dev", "/proc"];
+  for (const m of output.matchAll(ABSOLUTE)) {
+    const p = m[1]!.replace(/\/+$/, "");
+    if (p === "" || shown.some((s) => p === s || p.startsWith(s + "/"))) continue;
+    return p;
+  }
+  return undefined;
+}
+
 /** What the hint needs beyond the spec: whether the settings asked for network. */
 export interface HintContext {
   /** `sandbox_network` as configured (it may have been refused by scv's own permissions). */
@@ -63,6 +78,12 @@ export function denialHint(
     }
     return `[sandbox: "${h.path}" is hidden from commands by "sandbox_deny_read"; remove it ` +
       `from that list to let commands read it]`;
+  }
+  const unseen = spec.readable ? outsideReadable(output, spec) : undefined;
+  if (unseen !== undefined) {
+    return `[sandbox: "${unseen}" is not shown to commands: scv's own --allow-read is scoped, so ` +
+      "they see only the system directories, the workspace and what scv may read; add a " +
+      'directory to "sandbox_readable_roots" to let them read it]';
   }
   if (READ_ONLY.test(output)) {
     if (/\.git\/(hooks|config)/.test(output)) {

@@ -20,7 +20,7 @@ import {
   scvDirectories,
 } from "./policy.ts";
 import { probeOnce } from "./probe.ts";
-import { scvPath } from "../tools/bash_env.ts";
+import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
@@ -60,9 +60,11 @@ export function sandboxSettings(
   return {
     mode: config.sandbox,
     network: config.sandbox_network,
-    writableRoots: config.sandbox_writable_roots,
+    writableRoots: config.sandbox_writable_roots.flatMap((p) => expandHome(p, home) ?? []),
     denyRead: config.sandbox_deny_read.flatMap((p) => expandHome(p, home) ?? []),
     scvDirs: scvDirectories(env),
+    readableRoots: config.sandbox_readable_roots.flatMap((p) => expandHome(p, home) ?? []),
+    home: home?.startsWith("/") ? home : undefined,
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import type { SandboxMode } from "../config.ts";
-import { isInside as within } from "../tools/workspace.ts";
+import { isInside as within } from "../workspace_dir.ts";
 import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";
 
 /** The sandbox settings of the configuration, with `~` and scv's own directories resolved. */
@@ -19,7 +19,27 @@ export interface SandboxSettings {
   denyRead: readonly string[];
   /** scv's config and state directories: always hidden. */
   scvDirs: readonly string[];
+  /** `sandbox_readable_roots` with `~` expanded: readable under a scoped `--allow-read`. */
+  readableRoots?: readonly string[];
+  /** `HOME`, to bind when scv may read it under a scoped `--allow-read`. */
+  home?: string | undefined;
 }
+
+/**
+ * What a shell needs to run: bound read-only (when they exist) under a scoped `--allow-read`,
+ * where nothing else of the host's root is shown.
+ */
+export const SYSTEM_READ_DIRS: readonly string[] = Object.freeze([
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+]);
 
 /** What scv itself may do, as Deno's permissions say (injectable for tests). */
 export interface PermissionView {
@@ -29,6 +49,8 @@ export interface PermissionView {
   canWrite(path: string): boolean;
   /** Whether scv's `--allow-net` is granted for every host (not scoped, not absent). */
   netUnscoped(): boolean;
+  /** Whether scv's `--allow-read` is granted for every path (absent: as if it were). */
+  readUnscoped?(): boolean;
 }
 
 /** The permission view of the running process. */
@@ -36,6 +58,7 @@ export const denoPermissions: PermissionView = {
   canRead: (p) => Deno.permissions.querySync({ name: "read", path: p }).state === "granted",
   canWrite: (p) => Deno.permissions.querySync({ name: "write", path: p }).state === "granted",
   netUnscoped: () => Deno.permissions.querySync({ name: "net" }).state === "granted",
+  readUnscoped: () => Deno.permissions.querySync({ name: "read" }).state === "granted",
 };
 
 /**
@@ -198,15 +221,57 @@ export async function buildSpec(
     }
   }
   if (unreadable.length > 0) found.push(...await lookup(unreadable));
+  const readable = perms.readUnscoped?.() === false
+    ? await scopedReadable(settings, workspace, writable, perms)
+    : undefined;
   const hidden: HiddenPath[] = [];
   for (const h of found.sort((a, b) => a.path.length - b.path.length)) {
     if (h.path === "/" || !h.path.startsWith("/")) continue;
     // Hiding a directory that holds the workspace would hide the workspace too.
     if (writable.some((w) => within(h.path, w)) || within(h.path, workspace)) continue;
     if (hidden.some((x) => within(x.path, h.path))) continue;
+    // Under scoped reads a path outside every bound directory is not there to hide.
+    if (readable && ![...readable, ...writable].some((r) => within(r, h.path))) continue;
     hidden.push(h);
   }
-  return { mode: eff.mode, workspace, writable, readOnly, hidden, network: eff.network };
+  const spec: SandboxSpec = {
+    mode: eff.mode,
+    workspace,
+    writable,
+    readOnly,
+    hidden,
+    network: eff.network,
+  };
+  if (readable) spec.readable = readable;
+  return spec;
+}
+
+/**
+ * What a command may read under a scoped `--allow-read` besides the writable directories: the
+ * {@link SYSTEM_READ_DIRS}, the `sandbox_readable_roots` (the user's own grant, as for
+ * toolchains under `HOME`), the workspace, and of `HOME` and the writable roots those scv may
+ * read itself (Deno cannot list its grants, so each candidate is asked).
+ */
+async function scopedReadable(
+  settings: SandboxSettings,
+  workspace: string,
+  writable: readonly string[],
+  perms: PermissionView,
+): Promise<string[]> {
+  const out: string[] = [...SYSTEM_READ_DIRS];
+  const add = (p: string | undefined) => {
+    if (p === undefined || !p.startsWith("/") || p === "/") return;
+    if (out.some((o) => within(o, p)) || writable.some((w) => within(w, p))) return;
+    out.push(p);
+  };
+  // Bound where the user named it (a symlinked toolchain is found at its usual path).
+  for (const root of settings.readableRoots ?? []) add(root);
+  add(workspace);
+  for (const p of [settings.home, ...settings.writableRoots]) {
+    if (p === undefined || !perms.canRead(p)) continue;
+    add(await real(p));
+  }
+  return out;
 }
 
 /**

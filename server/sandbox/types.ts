@@ -28,6 +28,11 @@ export interface SandboxSpec {
   hidden: readonly HiddenPath[];
   /** Whether the command may use the network. */
   network: boolean;
+  /**
+   * The only directories shown read-only (besides the writable ones), when scv's own reads are
+   * scoped; absent: the whole root is shown read-only.
+   */
+  readable?: readonly string[];
 }
 
 /** The answer of a probe: whether the sandbox can start here, and if not, why and what to do. */

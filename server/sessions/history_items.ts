@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ChatMessage } from "../provider/types.ts";
+import type { ChatMessage, ImagePart } from "../provider/types.ts";
 import { isCompactionRecord } from "../context/record.ts";
 import { headOf } from "../tools/output.ts";
 import { utf8Length } from "../utf8.ts";
@@ -44,19 +44,25 @@ export interface HistoryPlan {
   omitted: number;
 }
 
+/** A message's text with a `[image: name]` line for each of its images (scv 0.3). */
+function withImageNames(content: string, images: readonly ImagePart[] | undefined): string {
+  if (!images?.length) return content;
+  return [content, ...images.map((i) => `[image: ${i.name}]`)].filter((s) => s !== "").join("\n");
+}
+
 /** The item of one message; undefined for messages a transcript does not show. */
 function itemOf(m: ChatMessage, meta: Map<string, ToolMeta>): HistoryItem | undefined {
   switch (m.role) {
     case "user":
       return isCompactionRecord(m)
         ? { role: "user", content: m.content, compaction: true }
-        : { role: "user", content: m.content };
+        : { role: "user", content: withImageNames(m.content, m.images) };
     case "assistant":
       // Only calling tools: its calls show as the tool items that follow.
       return m.content ? { role: "assistant", content: m.content } : undefined;
     case "tool": {
       const t = meta.get(m.tool_call_id);
-      const item: HistoryItem = { role: "tool", content: m.content };
+      const item: HistoryItem = { role: "tool", content: withImageNames(m.content, m.images) };
       if (t) {
         item.name = t.name;
         if (t.summary !== undefined) item.summary = headOf(t.summary, HISTORY_SUMMARY_BYTES);

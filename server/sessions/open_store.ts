@@ -38,6 +38,7 @@ export function openSessionStore(
       secrets,
       retentionDays: config.session_retention_days,
       maxSessions: config.max_sessions,
+      maxImageBytes: config.max_image_bytes,
       log,
     });
     store.ready.catch((e) =>

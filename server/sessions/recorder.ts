@@ -116,6 +116,11 @@ export class Recorder {
     }
   }
 
+  /** How large the file may grow before it is rewritten as a snapshot. */
+  get maxFileBytes(): number {
+    return this.#o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
   /** Whether records reach a file. */
   get persistent(): boolean {
     return this.#o.store !== undefined && !this.#failed;

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { TurnEnd as TurnEndEvent } from "../../protocol/turn_events.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 
@@ -39,6 +40,15 @@ export interface RecordedUsage {
 
 /** How a turn ended. */
 export type TurnEnd = "completed" | "failed" | "cancelled";
+
+/** How a turn's terminal event reads in the record. */
+export function turnEndOf(end: TurnEndEvent): TurnEnd {
+  return end.type === "turn.completed"
+    ? "completed"
+    : end.type === "turn.cancelled"
+    ? "cancelled"
+    : "failed";
+}
 
 /** The first line of every session file. */
 export interface HeaderRecord {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { imagesDirOf, pruneImages, storeImages } from "./image_files.ts";
 import { encodeRecord, type SessionRecord } from "./records.ts";
 import type { Redactor } from "./redact.ts";
 
@@ -114,10 +115,13 @@ export class SessionFile {
    */
   append(record: SessionRecord): void {
     if (this.#closed) throw new TypeError(`Cannot append to ${this.path}: the file is closed`);
-    const data = encoder.encode(this.#redactor.line(encodeRecord(record)));
+    // Images go to files of their own first, so the record never names a file not written.
+    const stored = storeImages(record, imagesDirOf(this.path));
+    const data = encoder.encode(this.#redactor.line(encodeRecord(stored.record)));
     let written = 0;
     while (written < data.length) written += this.#file.writeSync(data.subarray(written));
-    this.#bytes += data.length;
+    // Image files count toward the size that makes the recorder rewrite (and prune) the file.
+    this.#bytes += data.length + stored.written;
   }
 
   /** Flushes what was appended to the disk (`fdatasync`). */
@@ -137,8 +141,12 @@ export class SessionFile {
     try {
       if (!next.tryLockSync(true)) throw new SessionBusyError(`${tmp} is locked`);
       let bytes = 0;
+      const dir = imagesDirOf(this.path);
+      const kept: SessionRecord[] = [];
       for (const r of records) {
-        const data = encoder.encode(this.#redactor.line(encodeRecord(r)));
+        const stored = storeImages(r, dir);
+        kept.push(stored.record);
+        const data = encoder.encode(this.#redactor.line(encodeRecord(stored.record)));
         let written = 0;
         while (written < data.length) written += next.writeSync(data.subarray(written));
         bytes += data.length;
@@ -148,6 +156,7 @@ export class SessionFile {
       this.#file.close();
       this.#file = next;
       this.#bytes = bytes;
+      pruneImages(kept, dir);
     } catch (e) {
       next.close();
       try {

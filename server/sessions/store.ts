@@ -8,6 +8,8 @@
  * @module
  */
 import { errorText } from "../error_text.ts";
+import { DEFAULT_MAX_IMAGE_BYTES } from "../images/image_part.ts";
+import { imagesDirOf, loadImages } from "./image_files.ts";
 import { isSessionId, sessionFileName, sessionIdOfFile } from "./paths.ts";
 import {
   FORMAT_VERSION,
@@ -34,6 +36,8 @@ export interface StoreOptions {
   log: (line: string) => void;
   /** The clock, for tests of retention. */
   now?: () => number;
+  /** scv 0.3: the largest stored image read back on resume; omitted: 5 MiB. */
+  maxImageBytes?: number;
 }
 
 /** Why a session cannot be resumed, with the protocol error code it maps to. */
@@ -185,6 +189,7 @@ export class SessionStore {
     try {
       if (!await file.tryLock(true)) return false;
       await Deno.remove(path);
+      await Deno.remove(imagesDirOf(path), { recursive: true }).catch(() => {});
       return true;
     } finally {
       file.close();
@@ -369,6 +374,25 @@ export class SessionStore {
         "invalid_request",
         `session "${id}" was recorded for ${JSON.stringify(state.header.cwd)}, not ` +
           `${JSON.stringify(cwd)}; resume it from that directory`,
+      );
+    }
+    try {
+      const images = await loadImages(
+        state.history,
+        imagesDirOf(this.#path(id)),
+        this.#o.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES,
+      );
+      state.history = images.history;
+      if (images.missing > 0) {
+        this.#o.log(
+          `scv: session ${id}: ${images.missing} stored image(s) missing or damaged, left out`,
+        );
+      }
+    } catch (e) {
+      opened.file.close();
+      throw new SessionLookupError(
+        "invalid_request",
+        `cannot resume session "${id}": ${errorText(e)}`,
       );
     }
     if (state.badLines > 0) {

@@ -25,7 +25,7 @@
  * @module
  */
 import * as path from "node:path";
-import { scvPath, SYSTEM_PATH } from "./bash_env.ts";
+import { scvPath, SYSTEM_PATH } from "../core_env.ts";
 import { isInside } from "./workspace.ts";
 
 /** A write the workspace rules refuse; its message is meant for the model. */

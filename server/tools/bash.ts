@@ -36,7 +36,8 @@ import {
 } from "./tool.ts";
 import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
-import { callEnv, scvPath, SYSTEM_PATH } from "./bash_env.ts";
+import { callEnv } from "./bash_env.ts";
+import { scvPath, SYSTEM_PATH } from "../core_env.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";

@@ -8,28 +8,9 @@
  *
  * @module
  */
-import { CORE_ENV, isCoreEnvName, LC_NAMES } from "../core_env.ts";
+import { CORE_ENV, DEFAULT_PATH, isCoreEnvName, LC_NAMES } from "../core_env.ts";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
-
-/** The PATH a call gets when scv has none (or may not read it). */
-export const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-
-/** The PATH scv's own helper processes (the kill and rename helpers) get when scv has none. */
-export const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
-
-/**
- * scv's own PATH (else `fallback`, by default {@link DEFAULT_PATH}): where helper commands are
- * looked up, the way a bash call's PATH finds them (Deno resolves a command with the PATH given
- * to the child). Without --allow-env the fallback does.
- */
-export function scvPath(fallback: string = DEFAULT_PATH): string {
-  try {
-    return Deno.env.get("PATH") || fallback;
-  } catch {
-    return fallback;
-  }
-}
 
 /** Where scv's environment is read from (injectable for tests). */
 export interface EnvSource {

@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import type { AnyTool } from "./tool.ts";
-import type { ToolSpec } from "../provider/types.ts";
+
+/** A tool as offered to the model (OpenAI function format). */
+export interface ToolSpec {
+  /** Always a function. */
+  type: "function";
+  /** The tool's name, description for the model, and arguments as JSON Schema. */
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
 
 /**
  * Tools by name. Adding a tool is one `register` call.

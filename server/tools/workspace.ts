@@ -10,6 +10,10 @@
  */
 import * as path from "node:path";
 import type { Risk } from "./tool.ts";
+import { isInside } from "../workspace_dir.ts";
+
+// Containment lives with the workspace directory, below both the tools and the sandbox.
+export { isInside };
 
 /** Symlinks followed while resolving one path before giving up, as the kernel does. */
 const MAX_LINKS = 40;
@@ -132,21 +136,6 @@ export function physicalPath(absolute: string): Promise<string> {
   }
   // No lexical normalisation: `link/..` must go up from where the link points, as in the kernel.
   return resolvePhysical(absolute, { count: 0 }).then((r) => r.path);
-}
-
-/**
- * Whether `p` is `root` or below it; both must be physical paths.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isInside } from "./workspace.ts";
- * assert(isInside("/ws", "/ws/a") && !isInside("/ws", "/wsx"));
- * ```
- */
-export function isInside(root: string, p: string): boolean {
-  if (p === root) return true;
-  return p.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
 
 /** A path the model gave, resolved against a workspace. */

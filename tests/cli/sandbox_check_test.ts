@@ -5,7 +5,11 @@ import { livePassed, reportLines } from "../../cli/sandbox_check.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-async function check(args: string[], flags = SERVER_FLAGS, config = "{}") {
+async function check(
+  args: string[],
+  flags: string[] | ((dir: string) => string[]) = SERVER_FLAGS,
+  config = "{}",
+) {
   const dir = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "scv-chk-" }));
   try {
     await Deno.mkdir(`${dir}/ws`);
@@ -14,7 +18,7 @@ async function check(args: string[], flags = SERVER_FLAGS, config = "{}") {
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
-        ...flags,
+        ...(typeof flags === "function" ? flags(dir) : flags),
         MAIN,
         "sandbox",
         "check",
@@ -45,7 +49,14 @@ sandboxTest("scv sandbox check passes every live check here and exits 0", async 
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^mode: +workspace-write \("sandbox": "auto"\)$/m);
   for (
-    const line of ["a write outside", ".git/hooks cannot", "scv's process", "127.0.0.1", "hidden"]
+    const line of [
+      "a write outside",
+      ".git/hooks cannot",
+      "scv's process",
+      "127.0.0.1",
+      "hidden",
+      "planted in the workspace and denied cannot be read",
+    ]
   ) {
     assert.ok(
       r.stdout.split("\n").some((l) => l.includes("[ok]") && l.includes(line)),
@@ -55,6 +66,29 @@ sandboxTest("scv sandbox check passes every live check here and exits 0", async 
   // The trial write outside left nothing beside the workspace.
   assert.deepEqual(r.leftovers, ["c.jsonc", "ws"]);
 });
+
+sandboxTest(
+  "scv sandbox check under a scoped --allow-read lists what is readable and shows / holds only that",
+  async () => {
+    const r = await check([], (dir) => [
+      "--no-prompt",
+      `--allow-read=${dir}`,
+      `--allow-write=${dir}`,
+      "--allow-env",
+      "--allow-net",
+      "--allow-run=bwrap",
+    ]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^readable: +\/usr, \/bin, .*\/etc, \/opt.* scv's --allow-read is scoped/m,
+    );
+    assert.match(r.stdout, /\[ok\] a file planted in the workspace and denied cannot be read/);
+    const root = /^ {2}\/ {2}shows only: (.*)$/m.exec(r.stdout)?.[1]?.split(" ") ?? [];
+    assert.ok(root.includes("usr") && root.includes("var"), r.stdout);
+    assert.ok(!root.includes("home") && !root.includes("root") && !root.includes("work"), r.stdout);
+  },
+);
 
 Deno.test("scv sandbox check with the sandbox off warns that approval is the only guard and exits 1", async () => {
   const r = await check([], SERVER_FLAGS, '{"sandbox": "off"}');

@@ -16,12 +16,17 @@ import { sessionModel } from "../recording.ts";
 const counters = new Map<string, Promise<TokenCounter>>();
 
 /** The tokens of a history, counted as the context manager counts them. */
-async function historyTokens(model: string, history: readonly ChatMessage[]): Promise<number> {
-  let counter = counters.get(model);
+async function historyTokens(
+  model: string,
+  history: readonly ChatMessage[],
+  provider: string,
+): Promise<number> {
+  const key = `${provider}\n${model}`;
+  let counter = counters.get(key);
   if (!counter) {
-    const { TokenCounter } = await import("../../context/tokens.ts");
-    counter = TokenCounter.create(model);
-    counters.set(model, counter);
+    const { imageRuleOf, TokenCounter } = await import("../../context/tokens.ts");
+    counter = TokenCounter.create(model, imageRuleOf(provider));
+    counters.set(key, counter);
   }
   const c = await counter;
   let total = 0;
@@ -46,9 +51,10 @@ export async function sessionCompact(
     );
   }
   const model = sessionModel(session, cx.config);
-  const before = await historyTokens(model, session.history);
+  const { provider } = cx.config;
+  const before = await historyTokens(model, session.history, provider);
   const plan = planCompactNow(session.history, instructions);
-  const after = plan ? await historyTokens(model, plan.history) : before;
+  const after = plan ? await historyTokens(model, plan.history, provider) : before;
   if (plan) session.applyCut({ ...plan, newTurnStart: 0 });
   await cx.sendSession<"context.compacted">({
     type: "context.compacted",

@@ -10,11 +10,14 @@ import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { clip, errorText } from "../../error_text.ts";
 import { ProviderConfigError } from "../../provider/config_error.ts";
 import type { ActiveTurn, Session } from "../../core/session.ts";
+import type { ImagePart } from "../../images/image_part.ts";
 import { Turn } from "../../core/turn.ts";
 import { promptRefusal } from "../../core/prompt_bounds.ts";
+import type { Queued } from "../../core/inbox.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
-import { sessionConfig, turnEndOf } from "../recording.ts";
+import { sessionConfig } from "../recording.ts";
+import { turnEndOf } from "../../sessions/records.ts";
 
 /** Why this `turn.start` cannot start a turn on the session, or undefined when it can. */
 function refusal(
@@ -45,6 +48,22 @@ export async function turnStart(
   if (!session) return;
   const refused = refusal(msg, session, cx);
   if (refused) return await cx.error(msg.request_id, refused.code, refused.message);
+  let images: ImagePart[] = [];
+  if (msg.attachments !== undefined && msg.attachments.length > 0) {
+    // Loaded only when a prompt carries images: the check reads files and decodes base64.
+    const { loadAttachments } = await import("../../images/attachments.ts");
+    const loaded = await loadAttachments(msg.attachments, {
+      cwd: session.cwd,
+      maxImageBytes: cx.config.max_image_bytes,
+    });
+    if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
+    // Another turn may have started while the files were read.
+    if (session.turn) {
+      const again = refusal(msg, session, cx);
+      if (again) return await cx.error(msg.request_id, again.code, again.message);
+    }
+    images = loaded.images;
+  }
   const maxFrameBytes = cx.config.max_server_frame_bytes;
   const turnId = crypto.randomUUID();
   const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };
@@ -56,17 +75,18 @@ export async function turnStart(
         `request_id`,
     );
   }
-  if (session.turn) return await enqueue(msg, session, cx);
-  startTurn(session, msg.request_id, msg.prompt, turnId, cx);
+  if (session.turn) return await enqueue(msg, images, session, cx);
+  startTurn(session, { requestId: msg.request_id, prompt: msg.prompt, images }, turnId, cx);
 }
 
 /** Queues the prompt behind the active turn and answers `turn.queued` once it is recorded. */
 async function enqueue(
   msg: ClientMessageOf<"turn.start">,
+  images: ImagePart[],
   session: Session,
   cx: ConnectionContext,
 ): Promise<void> {
-  const accepted = session.inbox.enqueue(msg.request_id, msg.prompt);
+  const accepted = session.inbox.enqueue(msg.request_id, msg.prompt, images);
   if (!accepted.ok) return await cx.error(msg.request_id, "invalid_request", accepted.message);
   accepted.entry.announced = (async () => {
     await accepted.recorded;
@@ -86,18 +106,19 @@ async function enqueue(
  */
 function startTurn(
   session: Session,
-  requestId: string,
-  prompt: string,
+  start: Pick<Queued, "requestId" | "prompt" | "images">,
   turnId: string,
   cx: ConnectionContext,
   announced: Promise<void> = Promise.resolve(),
 ): void {
+  const { requestId } = start;
   const maxFrameBytes = cx.config.max_server_frame_bytes;
   const writer = cx.writer;
   const turn = new Turn({
     session,
-    requestId,
-    prompt,
+    requestId: start.requestId,
+    prompt: start.prompt,
+    ...(start.images ? { images: start.images } : {}),
     id: turnId,
     maxFrameBytes,
     onEnd: async (end, t) => {
@@ -129,7 +150,7 @@ function startTurn(
       if (session.turn === active) session.turn = undefined;
       const next = session.turn ? undefined : session.inbox.nextQueued();
       if (next) {
-        startTurn(session, next.requestId, next.prompt, crypto.randomUUID(), cx, next.announced);
+        startTurn(session, next, crypto.randomUUID(), cx, next.announced);
       }
     }
   })();

@@ -1,7 +1,7 @@
 /** The connection's MCP handle (server/mcp/host.ts). */
 import assert from "node:assert/strict";
 import { McpHost } from "../../../server/mcp/host.ts";
-import { validateMcpServers } from "../../../server/mcp/config.ts";
+import { validateMcpServers } from "../../../server/mcp_servers.ts";
 
 const base = { env: () => undefined, secretEnv: [], log: () => {} };
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { McpServer } from "../../../server/mcp/server.ts";
-import { validateMcpServers } from "../../../server/mcp/config.ts";
+import { validateMcpServers } from "../../../server/mcp_servers.ts";
 
 /** A JSON-only MCP server: answers initialize, tools/list and tools/call (`big` is 20 MB). */
 function scriptedHttp() {

@@ -1,7 +1,7 @@
 /** The MCP manager in-process (server/mcp/manager.ts) with the scripted server. */
 import assert from "node:assert/strict";
 import { McpManager } from "../../../server/mcp/manager.ts";
-import { validateMcpServers } from "../../../server/mcp/config.ts";
+import { validateMcpServers } from "../../../server/mcp_servers.ts";
 import { ToolRegistry } from "../../../server/tools/registry.ts";
 import { scriptServer } from "../../support/mcp_peers.ts";
 

@@ -9,9 +9,9 @@ import { FrameTooLargeError } from "../../../protocol/ndjson.ts";
 import {
   BackpressureTimeoutError,
   FrameWriter,
-  SeqCounter,
   WriterClosedError,
 } from "../../../server/peon/writer.ts";
+import { SeqCounter } from "../../../server/core/seq.ts";
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,7 @@
 /** Unit tests of redaction: keys, header values and URL credentials never reach a message. */
 import { assert, assertEquals } from "../../support/assert.ts";
-import { Redactor, stripUrlCredentials } from "../../../server/provider/redact.ts";
+import { stripUrlCredentials } from "../../../server/error_text.ts";
+import { Redactor } from "../../../server/provider/redact.ts";
 
 Deno.test("the redactor removes every occurrence of each secret", () => {
   const r = new Redactor(["sk-secret-1234", "hdr-value-99", undefined]);

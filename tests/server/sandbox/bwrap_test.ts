@@ -47,3 +47,13 @@ Deno.test("bwrap mounts deeper writable roots after shallower ones", () => {
   const a = bwrapArgs({ ...base, writable: ["/a/b/c", "/a"] }, ["true"]).join(" ");
   assert.ok(a.indexOf("--bind /a /a") < a.indexOf("--bind /a/b/c /a/b/c"));
 });
+
+Deno.test("bwrap under scoped reads binds only the readable directories, the writable ones on top, and a read-only root", () => {
+  const a = bwrapArgs({ ...base, readable: ["/usr", "/etc", "/home/u/.nvm"] }, ["true"]).join(" ");
+  assert.ok(!a.includes("--ro-bind / /"), a);
+  assert.ok(a.startsWith("--dev /dev --proc /proc --tmpfs /tmp "), a);
+  assert.ok(a.includes("--ro-bind-try /usr /usr") && a.includes("--ro-bind-try /home/u/.nvm"));
+  assert.ok(a.indexOf("--ro-bind-try /usr /usr") < a.indexOf("--bind /tmp/ws /tmp/ws"));
+  assert.ok(a.indexOf("--bind /tmp/ws /tmp/ws") < a.indexOf("--ro-bind-try /home/u/.nvm"));
+  assert.ok(a.includes("--remount-ro / "), a);
+});

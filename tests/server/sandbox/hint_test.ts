@@ -48,3 +48,11 @@ Deno.test("a hidden path in the output names sandbox_deny_read, or says scv's di
 Deno.test("an ordinary failure gets no sandbox hint", () => {
   assert.equal(denialHint("error: test failed\n1 failed", spec, ctx), undefined);
 });
+
+Deno.test("a missing path outside what scoped reads show names sandbox_readable_roots", () => {
+  const scoped = { ...spec, readable: ["/usr", "/etc"] };
+  const hint = denialHint("cat: /home/u/notes.txt: No such file or directory", scoped, ctx);
+  assert.match(hint ?? "", /"\/home\/u\/notes\.txt" is not shown .*"sandbox_readable_roots"/);
+  assert.equal(denialHint("cat: /usr/nope: No such file or directory", scoped, ctx), undefined);
+  assert.equal(denialHint("cat: /home/u/x: No such file or directory", spec, ctx), undefined);
+});

@@ -6,6 +6,7 @@ import {
   type PermissionView,
   type SandboxSettings,
   scvDirectories,
+  SYSTEM_READ_DIRS,
 } from "../../../server/sandbox/policy.ts";
 import { sandboxSettings } from "../../../server/sandbox/mod.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
@@ -108,13 +109,82 @@ Deno.test("scv's config and state directories follow XDG, else ~/.config and ~/.
 
 Deno.test("sandbox settings expand ~ in sandbox_deny_read with HOME", () => {
   const s = sandboxSettings({ ...DEFAULT_CONFIG }, (n) => n === "HOME" ? "/home/u" : undefined);
-  assert.deepEqual(s.denyRead, [
-    "/home/u/.ssh",
-    "/home/u/.gnupg",
-    "/home/u/.aws",
-    "/home/u/.config/gcloud",
-    "/home/u/.netrc",
-  ]);
+  assert.deepEqual(
+    s.denyRead,
+    DEFAULT_CONFIG.sandbox_deny_read.map((p) => `/home/u/${p.slice(2)}`),
+  );
+  assert.ok(s.denyRead.includes("/home/u/.config/gh") && s.denyRead.includes("/home/u/.kube"));
+});
+
+Deno.test("the default sandbox_deny_read names every credential store CONTRACT.md lists", () => {
+  for (
+    const p of [
+      "~/.ssh",
+      "~/.gnupg",
+      "~/.aws",
+      "~/.azure",
+      "~/.config/gcloud",
+      "~/.config/gh",
+      "~/.kube",
+      "~/.docker/config.json",
+      "~/.netrc",
+      "~/.git-credentials",
+      "~/.npmrc",
+      "~/.pypirc",
+      "~/.cargo/credentials.toml",
+      "~/.local/share/keyrings",
+      "~/.password-store",
+      "~/.mozilla",
+      "~/.config/google-chrome",
+      "~/.config/chromium",
+    ]
+  ) assert.ok(DEFAULT_CONFIG.sandbox_deny_read.includes(p), p);
+});
+
+Deno.test("under a scoped --allow-read only the system directories, the readable roots, the workspace and what scv may read are shown", async () => {
+  await withTempDir(async (dir) => {
+    for (const d of ["ws", "home", "tool", "cache"]) await Deno.mkdir(`${dir}/${d}`);
+    await Deno.mkdir(`${dir}/home/.ssh`);
+    const scoped = (readable: string[]): PermissionView => ({
+      ...all,
+      canRead: (p) => readable.some((r) => p === r || p.startsWith(r + "/")),
+      canWrite: (p) => p.startsWith(`${dir}/ws`),
+      readUnscoped: () => false,
+    });
+    const s = settings({
+      readableRoots: [`${dir}/tool`],
+      writableRoots: [`${dir}/cache`],
+      home: `${dir}/home`,
+      denyRead: [`${dir}/home/.ssh`],
+    });
+    const hidden = await buildSpec(s, `${dir}/ws`, scoped([`${dir}/ws`]), noLookup);
+    assert.deepEqual(hidden.readable, [...SYSTEM_READ_DIRS, `${dir}/tool`]);
+    assert.deepEqual(hidden.writable, [`${dir}/ws`]);
+    // HOME is not shown, so ~/.ssh under it needs no cover.
+    assert.deepEqual(hidden.hidden, []);
+    const withHome = await buildSpec(
+      s,
+      `${dir}/ws`,
+      scoped([`${dir}/ws`, `${dir}/home`]),
+      noLookup,
+    );
+    assert.deepEqual(withHome.readable, [...SYSTEM_READ_DIRS, `${dir}/tool`, `${dir}/home`]);
+    assert.deepEqual(withHome.hidden, [{ path: `${dir}/home/.ssh`, directory: true }]);
+    const broad = await buildSpec(s, `${dir}/ws`, all, noLookup);
+    assert.equal(broad.readable, undefined);
+  });
+});
+
+Deno.test("a read-only sandbox under a scoped --allow-read still shows the workspace", async () => {
+  await withTempDir(async (ws) => {
+    const spec = await buildSpec(
+      settings({ mode: "read-only" }),
+      ws,
+      { ...all, readUnscoped: () => false },
+      noLookup,
+    );
+    assert.ok(spec.readable?.includes(ws));
+  });
 });
 
 Deno.test("helper commands get the whole filesystem read-only, no network, a fresh spec each time", () => {

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  callEnv,
-  DEFAULT_PATH,
-  type EnvSource,
-  scvPath,
-  SYSTEM_PATH,
-} from "../../../server/tools/bash_env.ts";
+import { callEnv, type EnvSource } from "../../../server/tools/bash_env.ts";
+import { DEFAULT_PATH, scvPath, SYSTEM_PATH } from "../../../server/core_env.ts";
 
 function source(env: Record<string, string>, listable = true): EnvSource {
   return { all: () => listable ? { ...env } : undefined, get: (n) => env[n] };

@@ -3,8 +3,8 @@
  * the file, the exact key and what was wrong; defaults filled; entries merged by name.
  */
 import assert from "node:assert/strict";
-import { ConfigError, loadConfig, parseConfigText } from "../../../server/config.ts";
-import { hasEnabledServers, validateMcpServers } from "../../../server/mcp/config.ts";
+import { ConfigError, loadConfig, parseConfigText } from "../../server/config.ts";
+import { hasEnabledServers, validateMcpServers } from "../../server/mcp_servers.ts";
 
 function errorOf(servers: unknown): string {
   try {

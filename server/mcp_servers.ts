@@ -209,7 +209,7 @@ function validateEntry(value: unknown, c: Checker): McpServerConfig {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { validateMcpServers } from "./config.ts";
+ * import { validateMcpServers } from "./mcp_servers.ts";
  * const s = validateMcpServers({ fs: { command: "mcp-fs", args: ["/tmp"] } });
  * assert.equal(s.fs?.enabled, true);
  * assert.throws(() => validateMcpServers({ "a b": { command: "x" } }), RangeError);
@@ -241,7 +241,7 @@ export function validateMcpServers(value: unknown): Record<string, McpServerConf
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hasEnabledServers, validateMcpServers } from "./config.ts";
+ * import { hasEnabledServers, validateMcpServers } from "./mcp_servers.ts";
  * assert.equal(hasEnabledServers({}), false);
  * assert.equal(hasEnabledServers(validateMcpServers({ a: { url: "http://h", enabled: false } })), false);
  * ```
