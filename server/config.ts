@@ -128,6 +128,11 @@ export interface Config {
   session_retention_days: number;
   /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
   max_sessions: number;
+  /**
+   * scv 0.3, the TUI: the key that steers the running turn (`"enter"`, the default) or queues a
+   * prompt behind it (the other one, Tab or Enter). Omitted: Enter steers, Tab queues.
+   */
+  steer_key?: "enter" | "tab";
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -282,6 +287,10 @@ const providerHeaders: KeyRule = {
  * about 35 ms, most of the server's start budget, and the config is read before the handshake.
  */
 export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.freeze({
+  steer_key: {
+    expected: 'must be "enter" or "tab"',
+    valid: (v) => v === "enter" || v === "tab",
+  },
   model: nonEmpty,
   base_url: {
     expected: "must be an absolute http(s) URL",

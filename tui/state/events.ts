@@ -22,7 +22,16 @@ import { finishItem, notice } from "./transcript.ts";
 import { mcpLine, toolSummary } from "./format.ts";
 import { allowingRule, describeRule } from "./always_allow.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
-import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
+import { cancelEffect, endTurn, refuseStart } from "./turn.ts";
+import {
+  applyDequeued,
+  applySteered,
+  followQueued,
+  markAccepted,
+  offerRecovered,
+  returnSteers,
+  waitingRefused,
+} from "./waiting.ts";
 import {
   applyCompactReply,
   applyConfigured,
@@ -89,6 +98,9 @@ function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[]
   // answer to the request still waiting for one.
   const answers = (id: string) => event.request_id === id || event.request_id === undefined;
   notice(state, "error", `Error (${event.code}): ${event.message}`);
+  // A steer or queued prompt the server did not take (scv 0.3).
+  const refused = waitingRefused(state, answers);
+  if (refused) return refused;
   const turn = state.turn;
   if (turn && !turn.turnId && answers(turn.requestId)) {
     // turn.start was refused: the turn never began.
@@ -165,6 +177,8 @@ export const EVENT_HANDLERS: EventTable = {
       });
       const effects = sessionSwitched(state, event, previous);
       if (event.notice !== undefined) notice(state, "warn", event.notice);
+      // What waited when scv stopped (a resume after a crash) is offered, not sent.
+      offerRecovered(state, event.queued);
       if (event.mcp_servers && event.mcp_servers.length > 0) {
         notice(state, "info", mcpLine(event.mcp_servers));
       }
@@ -204,6 +218,37 @@ export const EVENT_HANDLERS: EventTable = {
       state.contextTokens = undefined;
       notice(state, "info", "Session cleared: the conversation starts afresh");
       return [{ kind: "clear-screen" }];
+    },
+  },
+  "turn.steer.accepted": {
+    scope: "session",
+    apply(state, event) {
+      markAccepted(state, event.request_id);
+      return NONE;
+    },
+  },
+  "turn.queued": {
+    scope: "session",
+    apply(state, event) {
+      markAccepted(state, event.request_id);
+      return NONE;
+    },
+  },
+  "turn.dequeued": {
+    scope: "session",
+    apply(state, event) {
+      applyDequeued(state, event);
+      return NONE;
+    },
+  },
+  "user.steered": {
+    scope: "turn",
+    apply(state, event, turn) {
+      endReasoning(state);
+      endStreaming(state);
+      applySteered(state, event);
+      phase(turn, "thinking");
+      return NONE;
     },
   },
   "session.trimmed": {
@@ -372,16 +417,17 @@ export const EVENT_HANDLERS: EventTable = {
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);
-      const next = state.queued.shift();
-      return next === undefined ? NONE : startTurn(state, next);
+      followQueued(state);
+      return NONE;
     },
   },
   "turn.cancelled": {
     scope: "turn",
-    apply(state) {
+    apply(state, event) {
       endTurn(state, "(the turn was cancelled before this call completed)", "cancelled");
       notice(state, "warn", "Turn cancelled");
-      restoreQueued(state);
+      returnSteers(state, event.dropped_steers);
+      followQueued(state);
       return NONE;
     },
   },
@@ -390,7 +436,8 @@ export const EVENT_HANDLERS: EventTable = {
     apply(state, event) {
       endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
-      restoreQueued(state);
+      returnSteers(state, event.dropped_steers);
+      followQueued(state);
       return NONE;
     },
   },
