@@ -57,6 +57,10 @@ async function main(args: string[]): Promise<number> {
       const { runSandboxCheck } = await import("./cli/sandbox_check.ts");
       return await runSandboxCheck(cmd.options);
     }
+    case "rules-check": {
+      const { runRulesCheck } = await import("./cli/rules_command.ts");
+      return await runRulesCheck(cmd.options);
+    }
     case "tui": {
       const { runTuiCommand } = await import("./cli/tui_command.ts");
       return await runTuiCommand(cmd.options);

@@ -78,6 +78,7 @@ export type {
 export type { ProviderFailureCode } from "./server/provider/types.ts";
 export type { ResponseLimits } from "./server/provider/limits.ts";
 export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
+export type { SandboxLimits } from "./server/sandbox_limits.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
 export type {
   McpHttpServerConfig,

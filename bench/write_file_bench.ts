@@ -1,7 +1,7 @@
 /**
  * What a `write_file` call costs: a new file, an overwrite, and a new file three new
  * directories deep, through the tool as a session calls it. The write runs in a helper process
- * (see server/tools/atomic_write.ts), bash when scv may run bash, else bwrap:
+ * kept for the run (see server/tools/write_helper.ts), bash when scv may run bash, else bwrap:
  * `deno run --no-prompt --allow-read --allow-write --allow-env --allow-run=bash bench/write_file_bench.ts`
  * (or `--allow-run=bwrap`) prints the median of 100 calls of each; `deno task bench` runs
  * them as Deno.bench entries.
@@ -46,6 +46,11 @@ if (import.meta.main) {
     for (let i = 0; i < 100; i++) times.push(await run());
     console.log(`write_file, ${name}: median ${median(times).toFixed(2)} ms (100 calls)`);
   }
+  // Wall medians follow the machine's load: say what it was (needs --allow-sys).
+  const load = Deno.permissions.querySync({ name: "sys", kind: "loadavg" }).state === "granted"
+    ? Deno.loadavg().map((x) => x.toFixed(1)).join(" ")
+    : "unknown (no --allow-sys)";
+  console.log(`load average: ${load}`);
   await Deno.remove(workspace, { recursive: true });
 } else {
   for (const [name, run] of Object.entries(cases)) {

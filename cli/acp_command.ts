@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type ConfigFlags, loadConfigOrReport } from "../server/config.ts";
+import { type ConfigFlags, loadConfigOrReport, readEnv } from "../server/config.ts";
+import { userRulesProblem } from "../server/core/rules/load.ts";
 import { stdinUntilSignal } from "./stdin_input.ts";
 
 /** Runs the ACP agent until stdin ends; resolves with the exit status. */
@@ -13,6 +14,11 @@ export async function runAcp(flags: ConfigFlags): Promise<number> {
   for (const name of ["log", "info", "debug"] as const) console[name] = console.error;
   const config = loadConfigOrReport(flags, console.error);
   if (!config) return 2;
+  const rules = await userRulesProblem(readEnv);
+  if (rules !== undefined) {
+    console.error(`scv: ${rules}`);
+    return 2;
+  }
   const { serveAcp } = await import("../server/acp/agent.ts");
   return await serveAcp({ readable: stdinUntilSignal(), writable: Deno.stdout.writable, config });
 }

@@ -25,6 +25,15 @@ export interface SandboxCheckOptions {
   cwd: string | undefined;
 }
 
+/** Options of `scv rules check`. */
+export interface RulesCheckOptions {
+  flags: ConfigFlags;
+  /** The workspace whose rules file counts; undefined: the current directory. */
+  cwd: string | undefined;
+  /** One argument: a command line; several: the words of one command. */
+  words: string[];
+}
+
 /** Options of `scv sessions`. */
 export interface SessionsOptions {
   flags: ConfigFlags;
@@ -59,6 +68,7 @@ export type ParsedCommand =
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
   | { kind: "sandbox-check"; options: SandboxCheckOptions }
+  | { kind: "rules-check"; options: RulesCheckOptions }
   | { kind: "tui"; options: TuiOptions };
 
 interface CommonOpts {
@@ -163,6 +173,7 @@ Examples:
   scv exec "summarise README.md"        one turn, answer on stdout
   scv server --config scv.jsonc         Peon protocol on stdin/stdout
   scv acp                               an ACP agent for editors (Zed and others) on stdin/stdout
+  scv rules check -- git push --force   what the approval rules decide for a command
 `,
     );
 
@@ -289,16 +300,27 @@ Examples:
       result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
     });
 
+  const rules = program.command("rules").description("the approval rules (see the README)");
+  common(rules.command("check"), true)
+    .argument("<command...>", "after --: a command line as one argument, or a command's words")
+    .description(
+      "print what the approval rules decide for a bash command and the rule that decides it " +
+        "(the user's rules file, then the workspace's, then the built-in rules)",
+    )
+    .action((words: string[], o: CommonOpts) => {
+      result = { kind: "rules-check", options: { flags: flagsOf(o), cwd: o.cwd, words } };
+    });
+
   // The TUI is the default command, so commander would take a mistyped command for a TUI
   // argument; name it as what it is instead.
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "sandbox", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "help"].includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions and sandbox ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, sandbox and rules ` +
           `(run scv --help)\n`,
       ),
     );

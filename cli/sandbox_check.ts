@@ -60,6 +60,8 @@ export function reportLines(input: {
   backend?: string;
   spec?: SandboxSpec;
   live?: LiveFindings;
+  /** How `sandbox_limits` are applied here. */
+  limits?: string;
 }): string[] {
   const { report, spec, live } = input;
   const lines = [`workspace:   ${input.workspace}`];
@@ -96,6 +98,7 @@ export function reportLines(input: {
       "processes:   own PID namespace: /proc shows no process of scv or of the user; every " +
         "process of a call dies with it",
     );
+    if (input.limits) lines.push(`limits:      ${input.limits}`);
   }
   if (live) {
     lines.push(
@@ -193,11 +196,11 @@ async function liveCheck(sandbox: Sandbox, workspace: string): Promise<
       port,
       planted ? canary : "",
     ];
-    const { args } = sandbox.backend.command(spec, [
+    const { command, args } = sandbox.backend.command(spec, [
       ...argv,
       ...spec.hidden.map((h) => h.path),
     ]);
-    const out = await new Deno.Command(prepared.command, {
+    const out = await new Deno.Command(command, {
       args,
       cwd: workspace,
       stdin: "null",
@@ -269,6 +272,7 @@ export async function runSandboxCheck(
     write(reportLines(base).join("\n") + `\nthe trial command failed: ${found.error}\n`);
     return 1;
   }
-  write(reportLines({ ...base, ...found }).join("\n") + "\n");
+  const limits = await sandbox.limitsReport();
+  write(reportLines({ ...base, ...found, limits }).join("\n") + "\n");
   return livePassed(found.live, found.spec.network) ? 0 : 1;
 }

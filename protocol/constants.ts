@@ -93,6 +93,8 @@ export const CLIENT_MESSAGE_TYPES = [
   // scv 0.3 (docs/steering.md): steering the running turn, and the queue behind it.
   "turn.steer",
   "turn.dequeue",
+  // scv 0.3 (docs/rules.md): the approval rules in force.
+  "rules.list",
 ] as const;
 /** A client message type name. */
 export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];

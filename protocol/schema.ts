@@ -125,6 +125,12 @@ export const ApprovalResolveMessage = z.object({
   session_id: id,
   approval_id: id,
   approved: z.boolean(),
+  /**
+   * scv 0.3: `"session"` with `approved: true` keeps a session rule allowing this call again
+   * (bash: the exact command; another tool: that tool on that path, or with these exact
+   * arguments when it takes no path). Omitted: this call only.
+   */
+  remember: z.literal("session").optional(),
 });
 
 /** `session.clear`: drops an idle session's history; answered by `session.cleared`. */
@@ -175,6 +181,13 @@ export const McpStatusMessage = z.object({
   request_id: requestId,
 });
 
+/** scv 0.3 `rules.list`: the approval rules in force in a session, answered by `rules.list`. */
+export const RulesListMessage = z.object({
+  type: z.literal("rules.list"),
+  request_id: requestId,
+  session_id: id,
+});
+
 /** Every client message, keyed by `type`. */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
@@ -190,6 +203,7 @@ export const CLIENT_MESSAGES = {
   "mcp.status": McpStatusMessage,
   "turn.steer": TurnSteerMessage,
   "turn.dequeue": TurnDequeueMessage,
+  "rules.list": RulesListMessage,
 } as const;
 
 // The plain list in constants.ts and this table must name the same types (checked by tsc).
@@ -212,6 +226,7 @@ export const ClientMessage = z.discriminatedUnion("type", [
   McpStatusMessage,
   TurnSteerMessage,
   TurnDequeueMessage,
+  RulesListMessage,
 ]);
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -350,6 +365,24 @@ export const ToolProposedEvent = z.object({
 });
 
 /** `approval.requested`: the server waits for `approval.resolve`. */
+/** scv 0.3: one approval rule, as `approval.requested.rule` and `rules.list` show it. */
+export const RuleView = z.object({
+  /** `user` and `workspace`: from that rules file; `builtin`: scv's own; `session`: remembered. */
+  source: z.enum(["user", "workspace", "builtin", "session", "parser"]),
+  /** The rule in a few words: `bash git push --force`, `write_file on docs/**`. */
+  description: z.string(),
+  /** What it decides; `parser` entries (a command that cannot be resolved) always ask. */
+  decision: z.enum(["allow", "ask", "deny"]),
+  /** The rules file it was read from; omitted for built-in, session and parser entries. */
+  file: z.string().optional(),
+  /** Its 1-based position in that file or list; omitted for parser entries. */
+  index: z.number().int().positive().optional(),
+  /** The rule's justification, or why the parser could not resolve the command. */
+  justification: z.string().optional(),
+});
+/** One approval rule, as a type. */
+export type RuleView = z.infer<typeof RuleView>;
+
 export const ApprovalRequestedEvent = z.object({
   type: z.literal("approval.requested"),
   ...turnEnvelope,
@@ -361,6 +394,13 @@ export const ApprovalRequestedEvent = z.object({
   summary: z.string(),
   /** scv 0.2: whether the call runs inside the OS sandbox (`bash`); absent for other tools. */
   sandboxed: z.boolean().optional(),
+  /** scv 0.3: the rule that asks; omitted when the approval policy asks. */
+  rule: RuleView.optional(),
+  /**
+   * scv 0.3, `write_file` and `edit_file`: the unified diff the call would make against the file
+   * as it is now, head and tail kept to fit the frame; omitted where no diff can be made.
+   */
+  preview: z.string().optional(),
 });
 
 /** `tool.started`: the call runs (after approval when one was needed). */
@@ -369,6 +409,12 @@ export const ToolStartedEvent = z.object({
   ...turnEnvelope,
   call_id: id,
   name: z.string(),
+  /**
+   * scv 0.3: why the call runs without asking although the policy would ask: `"session rule"`
+   * (a `remember: "session"` answer) or `"rule"` (an allow rule of the user's rules file).
+   * Omitted when no rule stood in for an approval.
+   */
+  auto_approved: z.enum(["session rule", "rule"]).optional(),
 });
 
 /** `tool.completed`: the call's bounded result, also what the model sees. */
@@ -572,6 +618,16 @@ export const McpStatusEvent = z.object({
   truncated: z.boolean().optional(),
 });
 
+/** scv 0.3 `rules.list` (the reply): the rules in force, in the order they are consulted. */
+export const RulesListEvent = z.object({
+  type: z.literal("rules.list"),
+  request_id: requestId,
+  session_id: id,
+  rules: z.array(RuleView),
+  /** How many rules were left out (the last ones) to fit the frame limit; omitted: none. */
+  omitted: z.number().int().positive().optional(),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -610,6 +666,7 @@ export const SERVER_EVENTS = {
   "turn.steer.accepted": TurnSteerAcceptedEvent,
   "turn.queued": TurnQueuedEvent,
   "turn.dequeued": TurnDequeuedEvent,
+  "rules.list": RulesListEvent,
   "error": ErrorEvent,
 } as const;
 
@@ -641,6 +698,7 @@ export const ServerEvent = z.discriminatedUnion("type", [
   TurnSteerAcceptedEvent,
   TurnQueuedEvent,
   TurnDequeuedEvent,
+  RulesListEvent,
   ErrorEvent,
 ]);
 /** Any server event, as a type. */

@@ -8,6 +8,11 @@
 import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxLimits,
+  validateSandboxLimits,
+} from "./sandbox_limits.ts";
 
 /**
  * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
@@ -120,6 +125,8 @@ export interface Config {
   sandbox_deny_read: readonly string[];
   /** scv 0.3: extra directories readable inside the sandbox under a scoped `--allow-read`. */
   sandbox_readable_roots: readonly string[];
+  /** scv 0.3: resource limits of every sandboxed command. */
+  sandbox_limits: Readonly<SandboxLimits>;
   /** Extra environment variable names (or `PREFIX_*` globs) handed to `bash`. */
   shell_env_passthrough: readonly string[];
   /** scv 0.2: record sessions under the state directory so they can be resumed. */
@@ -188,6 +195,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
     "~/snap/chromium",
   ]),
   sandbox_readable_roots: Object.freeze([]),
+  sandbox_limits: DEFAULT_SANDBOX_LIMITS,
   shell_env_passthrough: Object.freeze([]),
   persist_sessions: true,
   session_retention_days: 30,
@@ -333,6 +341,11 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   sandbox_writable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
   sandbox_deny_read: listOf('absolute paths or paths starting with "~/"', userPath),
   sandbox_readable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
+  sandbox_limits: {
+    expected: "must be an object of memory_mb, processes, file_size_mb, cpu_seconds",
+    valid: () => true,
+    normalize: validateSandboxLimits,
+  },
   shell_env_passthrough: listOf(
     'environment variable names or PREFIX_* globs (letters, digits and _, an optional final "*")',
     (n) => /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n),

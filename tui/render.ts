@@ -22,6 +22,7 @@ import {
   type TranscriptItem,
 } from "./state/mod.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
+import { ruleText } from "./state/rules_text.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */
 export interface View {
@@ -464,6 +465,13 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   if (displayWidth(head.at(-1)!) + 2 + displayWidth(risk) <= cw) {
     head[head.length - 1] += "  " + risk;
   } else head.push(truncate(risk, cw));
+  // Which rule asks, when one does: the user's own file, the workspace's, or a built-in.
+  if (a.rule) {
+    const line = `asked by ${ruleText(a.rule).replace(/^\S+\s+/, "")}`;
+    head.push(
+      ...wrapPlain(sanitize(line).replace(/\n/g, " "), cw).slice(0, 2).map((r) => s.gray(r.text)),
+    );
+  }
 
   // Line by line: a script or a heredoc flattened onto one line would read as another command.
   const summary = sanitize(a.summary).split("\n").flatMap((l) =>

@@ -24,7 +24,7 @@ import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { liveSessionView } from "../core/recorded_session.ts";
 import { turnEndOf } from "../sessions/records.ts";
 import { runTurn } from "../core/run_turn.ts";
-import type { ApprovalRequest } from "../core/approvals.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../core/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { McpHost } from "../mcp/host.ts";
@@ -32,7 +32,7 @@ import type { TurnEvent } from "../../protocol/turn_events.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { errorText } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
-import { AlwaysAllowed, PERMISSION_OPTIONS, permissionDecision } from "./permissions.ts";
+import { PERMISSION_OPTIONS, permissionDecision } from "./permissions.ts";
 import { modeState, policyOfMode } from "./modes.ts";
 import { promptText } from "./prompt_content.ts";
 import { promptAnswer } from "./stop_reason.ts";
@@ -97,7 +97,6 @@ export class AcpSession {
   readonly core: Session;
   #o: AcpSessionOptions;
   #policy: ApprovalPolicy;
-  #allowed = new AlwaysAllowed();
   #mapper: UpdateMapper;
   #tools: ToolRegistry;
   #files: ClientFiles;
@@ -454,9 +453,11 @@ export class AcpSession {
     }
   }
 
-  /** An approval as `session/request_permission`, unless this exact call is always allowed. */
-  async #approve(request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
-    if (this.#allowed.has(request.name, request.arguments)) return true;
+  /**
+   * An approval as `session/request_permission`; `allow_always` answers `"session"`, which adds
+   * the core's session rule (the same one a Peon client's `remember: "session"` adds).
+   */
+  async #approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const toolCall: RequestPermissionRequest["toolCall"] = {
       toolCallId: request.call_id,
       title: request.summary,
@@ -487,8 +488,7 @@ export class AcpSession {
     }
     switch (permissionDecision(outcome)) {
       case "allow_always":
-        this.#allowed.remember(request.name, request.arguments);
-        return true;
+        return "session";
       case "allow_once":
         return true;
       case "reject":

@@ -25,6 +25,8 @@ import { AcpSession, type AcpSessionOptions } from "./acp_session.ts";
 import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
 import { workspaceDir } from "../workspace_dir.ts";
+import { loadRules } from "../core/rules/load.ts";
+import { RuleFileError } from "../core/rules/rule.ts";
 
 /** What opening a session needs from the connection. */
 export interface OpenContext {
@@ -61,6 +63,13 @@ async function prepare(cx: OpenContext, cwd: string, mcpServers: readonly McpSer
   if (!dir.ok) throw RequestError.invalidParams({ cwd }, dir.message);
   const requested = clientMcpServers(mcpServers, new Set(Object.keys(cx.config.mcp_servers)));
   if (!requested.ok) throw RequestError.invalidParams(undefined, requested.message);
+  let rules;
+  try {
+    rules = await loadRules(dir.path, { env: cx.env });
+  } catch (e) {
+    if (e instanceof RuleFileError) throw RequestError.invalidParams({ cwd }, e.message);
+    throw e;
+  }
   // The configured servers start with the first session; the client's with their session.
   cx.mcp?.start(dir.path);
   const mcp = McpHost.create({
@@ -70,7 +79,13 @@ async function prepare(cx: OpenContext, cwd: string, mcpServers: readonly McpSer
     log: cx.log,
   });
   mcp?.start(dir.path);
-  return { cwd: dir.path, mcp };
+  return { cwd: dir.path, mcp, rules };
+}
+
+/** The session with the workspace's rules in force. */
+function withRules(session: Session, rules: Session["rules"]): Session {
+  session.rules = rules;
+  return session;
 }
 
 /** What a new and a loaded session both get from the connection. */
@@ -98,7 +113,7 @@ export async function newSession(
 ): Promise<AcpSession> {
   const ready = await prepare(cx, cwd, mcpServers);
   return new AcpSession({
-    ...sessionOptions(cx, new Session(ready.cwd), ready.mcp),
+    ...sessionOptions(cx, withRules(new Session(ready.cwd), ready.rules), ready.mcp),
     ...(cx.store ? { recorder: (view) => newRecorder(view, recording(cx, cx.store)) } : {}),
   });
 }
@@ -147,7 +162,7 @@ export async function loadSession(
   const { session: core, state } = reopened;
   const policy = core.approvalPolicy as ApprovalPolicy | undefined;
   const session = new AcpSession({
-    ...sessionOptions(cx, core, ready.mcp),
+    ...sessionOptions(cx, withRules(core, ready.rules), ready.mcp),
     recorder: reopened.recorder,
     ...(policy ? { policy } : {}),
   });

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Risk } from "../../protocol/constants.ts";
+import type { RuleView } from "../../protocol/schema.ts";
 import type { ApprovalPolicy } from "../config.ts";
 import type { AnyTool } from "../tools/tool.ts";
 
@@ -26,15 +27,26 @@ export interface ApprovalRequest {
   cwd: string;
   /** Whether the call runs in the OS sandbox; omitted where the tool has no sandbox. */
   sandboxed?: boolean;
+  /** The rule that asks (`rules/`); omitted when the approval policy asks. */
+  rule?: RuleView;
+  /** `write_file` and `edit_file`: the unified diff the call would make, bounded. */
+  preview?: string;
 }
+
+/**
+ * A decision: `true` runs the call, `false` denies it, `"session"` runs it and keeps a session
+ * rule that allows the same call again without asking.
+ */
+export type ApprovalAnswer = boolean | "session";
 
 /** The front-end's side of approval. */
 export interface Approvals {
   /**
-   * Asks whether the call may run; resolves true to run it, false to deny it. Rejects with the
-   * signal's reason when the turn is cancelled while waiting (the request is then forgotten).
+   * Asks whether the call may run; resolves true to run it, false to deny it, `"session"` to run
+   * it and remember it. Rejects with the signal's reason when the turn is cancelled while
+   * waiting (the request is then forgotten).
    */
-  request(request: ApprovalRequest, signal: AbortSignal): Promise<boolean>;
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
 /**

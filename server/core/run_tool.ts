@@ -34,6 +34,8 @@ export interface ToolRunOptions {
   limits: ToolLimits;
   /** Names of environment variables that must not reach the tool. */
   secretEnv: readonly string[];
+  /** The largest image the tool may give; omitted: the provider takes none. */
+  maxImageBytes?: number;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function runTool(
         signal: runSignal,
         limits,
         secretEnv: options.secretEnv,
+        ...(options.maxImageBytes === undefined ? {} : { maxImageBytes: options.maxImageBytes }),
       }),
       abandoned.promise,
     ]);

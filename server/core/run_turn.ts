@@ -68,7 +68,11 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       for (const call of calls) {
         signal.throwIfAborted();
         const result = await runToolCall(turn, call, deps);
-        turn.append({ role: "tool", tool_call_id: call.id, content: result.output });
+        turn.append(
+          result.images?.length
+            ? { role: "tool", tool_call_id: call.id, content: result.output, images: result.images }
+            : { role: "tool", tool_call_id: call.id, content: result.output },
+        );
       }
       await trim(turn, turn.start, deps);
     }

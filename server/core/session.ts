@@ -6,6 +6,10 @@
  */
 import { Inbox } from "./inbox.ts";
 import type { ChatMessage } from "../provider/types.ts";
+import type { ApprovalAnswer } from "./approvals.ts";
+import { BUILTIN_RULES } from "./rules/builtin.ts";
+import type { Rule } from "./rules/rule.ts";
+import { SessionRules } from "./rules/session_rules.ts";
 import type { Recorder } from "../sessions/recorder.ts";
 import { SeqCounter } from "./seq.ts";
 
@@ -20,7 +24,7 @@ export interface ActiveTurn {
 
 /** An approval the running turn waits for. */
 interface PendingApproval {
-  resolve: (approved: boolean) => void;
+  resolve: (answer: ApprovalAnswer) => void;
 }
 
 /** A shortened history to put in place: what compaction and trimming plans carry. */
@@ -69,6 +73,13 @@ export class Session {
   turn: ActiveTurn | undefined;
   /** scv 0.3: the steers waiting for the active turn and the prompts queued behind it. */
   readonly inbox: Inbox = new Inbox();
+  /**
+   * The approval rules of the rules files and the built-in ones (`rules/load.ts`), set by the
+   * face that opened the session; the built-in rules alone until then.
+   */
+  rules: readonly Rule[] = BUILTIN_RULES;
+  /** The rules this session's user added with `remember: "session"`. */
+  readonly remembered: SessionRules = new SessionRules();
   #approvals = new Map<string, PendingApproval>();
 
   /**
@@ -113,8 +124,8 @@ export class Session {
    * Registers an approval and waits for its resolution. The id is a fresh UUID; on abort the
    * approval is forgotten (a later resolve gets `approval_not_found`) and the promise rejects.
    */
-  waitForApproval(approvalId: string, signal: AbortSignal): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
+  waitForApproval(approvalId: string, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return new Promise<ApprovalAnswer>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const onAbort = () => {
         this.#approvals.delete(approvalId);
@@ -130,8 +141,16 @@ export class Session {
     });
   }
 
-  /** Resolves a pending approval; false when the id is unknown or already resolved. */
-  resolveApproval(approvalId: string, approved: boolean): boolean {
+  /** The rules in force: the files', the built-in ones, then the remembered ones. */
+  rulesInForce(): Rule[] {
+    return [...this.rules, ...this.remembered.list];
+  }
+
+  /**
+   * Resolves a pending approval (`"session"`: approved, and remembered for the session); false
+   * when the id is unknown or already resolved.
+   */
+  resolveApproval(approvalId: string, approved: ApprovalAnswer): boolean {
     const pending = this.#approvals.get(approvalId);
     if (!pending) return false;
     this.#approvals.delete(approvalId);

@@ -15,6 +15,10 @@ import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
 import { needsApproval } from "./approvals.ts";
 import { runTool } from "./run_tool.ts";
+import { decide, type RuleVerdict } from "./rules/decide.ts";
+import { parseShell, type ShellParse } from "./rules/shell_commands.ts";
+import { ruleLine, ruleView, unresolvableView } from "./rules/view.ts";
+import type { RuleView } from "../../protocol/schema.ts";
 
 const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
@@ -101,6 +105,33 @@ async function riskGrew(
     `(a path changed in the meantime); nothing was done. Propose the call again.`;
 }
 
+/** What the rules say about a ready call; a bash command is parsed first. */
+async function rulesVerdict(turn: Turn, name: string, args: unknown): Promise<RuleVerdict> {
+  const cwd = turn.session.cwd;
+  const command = (args as { command?: unknown }).command;
+  let shell: ShellParse | undefined;
+  if (name === "bash" && typeof command === "string") {
+    try {
+      shell = await parseShell(command);
+    } catch (e) {
+      // Without the parser nothing is known about the command: it asks.
+      shell = { commands: [], unresolvable: [`the shell parser failed: ${errorText(e)}`] };
+    }
+  }
+  return decide(turn.session.rulesInForce(), {
+    tool: name,
+    args,
+    cwd,
+    ...(shell ? { shell } : {}),
+  });
+}
+
+/** The model-visible result of a call a deny rule refused. */
+function deniedByRule(view: RuleView): string {
+  return `This call was refused by an approval rule, without asking the user: ${ruleLine(view)}. ` +
+    `Do not retry it; choose another approach or ask the user.`;
+}
+
 /**
  * Runs one tool call and returns the bounded result that `tool.completed` reported (and the model
  * will see). Rejects only when the turn is cancelled before the call started, or the output is
@@ -109,7 +140,9 @@ async function riskGrew(
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv">,
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv"> & {
+    provider?: AgentDeps["provider"];
+  },
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -127,14 +160,31 @@ export async function runToolCall(
     };
     // The cancelled call's completion is still reported, so it is not interruptible.
     await turn.emit("tool.completed", { call_id: call.id, name, ...final });
-    return final;
+    // Images go to the model only, never into the event (the output says what they are).
+    return result.images?.length ? { ...final, images: result.images } : final;
   };
   const known = () => deps.tools.list().map((t) => t.name).join(", ") || "none";
   const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
   if (ready.kind === "refused") return await complete(failed(ready.output));
   const { tool, args, risk } = ready;
-  if (needsApproval(config.approval_policy, risk, tool)) {
-    const approved = await deps.approvals.request({
+  const verdict = await rulesVerdict(turn, name, args);
+  const policy = config.approval_policy;
+  const view = verdict.rule
+    ? ruleView(verdict.rule)
+    : verdict.unresolvable !== undefined
+    ? unresolvableView(verdict.unresolvable)
+    : undefined;
+  if (verdict.decision === "deny") return await complete(failed(deniedByRule(view!)));
+  // An ask rule asks under every policy but never; an allow rule stands in for the approval.
+  const asks = verdict.decision === "ask"
+    ? policy !== "never"
+    : verdict.decision === undefined && needsApproval(policy, risk, tool);
+  let autoApproved: "session rule" | "rule" | undefined;
+  if (verdict.decision === "allow" && needsApproval(policy, risk, tool)) {
+    autoApproved = verdict.rule?.source === "session" ? "session rule" : "rule";
+  }
+  if (asks) {
+    const answer = await deps.approvals.request({
       call_id: call.id,
       name,
       arguments: args,
@@ -142,21 +192,28 @@ export async function runToolCall(
       summary: truncateText(ready.summary, Math.min(budget, MAX_SUMMARY_BYTES)).text,
       cwd,
       ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
+      ...(view && verdict.decision === "ask" ? { rule: view } : {}),
     }, signal);
-    if (!approved) return await complete(failed(DENIED_RESULT));
+    if (!answer) return await complete(failed(DENIED_RESULT));
+    if (answer === "session") turn.session.remembered.remember({ tool: name, args, cwd });
   }
   signal.throwIfAborted();
   const grew = await riskGrew(ready, cwd);
   if (grew !== undefined) return await complete(failed(grew));
   // Cancelled between approval and start: nothing ran, so no completion either.
-  await turn.emit("tool.started", { call_id: call.id, name }, signal);
+  await turn.emit(
+    "tool.started",
+    { call_id: call.id, name, ...(autoApproved ? { auto_approved: autoApproved } : {}) },
+    signal,
+  );
   // The cap the output will get anyway, so a tool that fits its own notes in the limit
   // (read_file's footer, grep's count) is never cut again in the middle.
   const limits = {
     maxOutputBytes: Math.min(config.max_tool_output_bytes, budget),
     timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
   };
+  const images = deps.provider?.acceptsImages ? { maxImageBytes: config.max_image_bytes } : {};
   return await complete(
-    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv }),
+    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv, ...images }),
   );
 }

@@ -26,6 +26,8 @@ export function peonApprovals(session: Session, turn: Turn): Approvals {
         cwd: request.cwd,
         summary: request.summary,
         ...(request.sandboxed !== undefined ? { sandboxed: request.sandboxed } : {}),
+        ...(request.rule ? { rule: request.rule } : {}),
+        ...(request.preview !== undefined ? { preview: request.preview } : {}),
       }, signal);
       return await approval;
     },

@@ -16,6 +16,7 @@ import { sessionConfigure } from "./handlers/session_configure.ts";
 import { sessionHistory } from "./handlers/session_history.ts";
 import { sessionList } from "./handlers/session_list.ts";
 import { sessionStart } from "./handlers/session_start.ts";
+import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
 import { turnDequeue } from "./handlers/turn_dequeue.ts";
 import { turnStart } from "./handlers/turn_start.ts";
@@ -42,6 +43,7 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "mcp.status": mcpStatus,
   "turn.steer": turnSteer,
   "turn.dequeue": turnDequeue,
+  "rules.list": rulesList,
 };
 
 /** Runs the handler of a message's type. */

@@ -32,6 +32,8 @@ export const ANTHROPIC_VERSION = "2023-06-01";
  * ```
  */
 export class AnthropicProvider implements Provider {
+  /** Every model of this API may be sent images (a model that cannot answers with an error). */
+  readonly acceptsImages = true;
   #o: ProviderOptions;
   #http: ProviderHttp;
   #redactor: Redactor;

@@ -48,6 +48,8 @@ export interface OpenAIProviderOptions extends ProviderOptions {
  * ```
  */
 export class OpenAIProvider implements Provider {
+  /** Every model of this API may be sent images (a model that cannot answers with an error). */
+  readonly acceptsImages = true;
   #limits: ResponseLimits;
   #http: ProviderHttp;
   #redactor: Redactor;

@@ -34,6 +34,8 @@ const MAX_REMEMBERED_MODELS = 64;
  * ```
  */
 export class OpenAIResponsesProvider implements Provider {
+  /** Every model of this API may be sent images (a model that cannot answers with an error). */
+  readonly acceptsImages = true;
   #o: ProviderOptions;
   #http: ProviderHttp;
   #redactor: Redactor;

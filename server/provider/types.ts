@@ -151,6 +151,11 @@ export interface ProviderQuote {
 /** Anything that can answer a chat request by streaming. */
 export interface Provider {
   /**
+   * scv 0.3: whether the API takes images (its models may still refuse them). Omitted: it does
+   * not, and `read_file` of an image says so instead of giving the image.
+   */
+  readonly acceptsImages?: boolean;
+  /**
    * One provider call, pulled by the caller (backpressure and cancellation follow from
    * pulling). Throws {@link ProviderError} on failure and the signal's reason when cancelled;
    * never yields after throwing. Breaking out of the loop releases the HTTP response.

@@ -12,6 +12,7 @@
 import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { scvPath } from "../core_env.ts";
 import { helperSpec } from "./policy.ts";
+import { prlimitArgv } from "./limits.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -142,7 +143,13 @@ export const bwrapBackend: SandboxBackend = {
   name: "bubblewrap",
   executable: "bwrap",
   probe: probeBwrap,
-  command: (spec, argv) => ({ command: "bwrap", args: bwrapArgs(spec, argv) }),
+  command: (spec, argv) => ({
+    command: "bwrap",
+    args: bwrapArgs(
+      spec,
+      spec.limits ? [spec.limits.prlimit, ...prlimitArgv(spec.limits.values, argv).slice(1)] : argv,
+    ),
+  }),
   // No PID namespace and the host's /proc (within the read-only root), so it sees and can
   // signal what a call left behind; nothing else is shared that the caller did not have.
   reaper: (argv) => ({

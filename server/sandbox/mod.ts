@@ -22,6 +22,7 @@ import {
 import { probeOnce } from "./probe.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
+import { pidsLauncher } from "./limits.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
 
@@ -32,7 +33,12 @@ export type SandboxReport =
 
 /** How one bash call is to be run. */
 export type PreparedCommand =
-  | { kind: "sandboxed"; command: string; args: string[]; spec: SandboxSpec }
+  | {
+    kind: "sandboxed";
+    command: string;
+    args: string[];
+    spec: SandboxSpec;
+  }
   | { kind: "direct" }
   | { kind: "refused"; message: string };
 
@@ -49,6 +55,8 @@ export interface Sandbox {
   report(workspace: string): SandboxReport;
   /** How to run `argv` in `workspace` (physical). */
   prepare(workspace: string, argv: readonly string[]): Promise<PreparedCommand>;
+  /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
+  limitsReport(): Promise<string>;
 }
 
 /** The settings of `config`, with `~` and scv's own directories resolved from `env`. */
@@ -65,6 +73,7 @@ export function sandboxSettings(
     scvDirs: scvDirectories(env),
     readableRoots: config.sandbox_readable_roots.flatMap((p) => expandHome(p, home) ?? []),
     home: home?.startsWith("/") ? home : undefined,
+    limits: config.sandbox_limits,
   };
 }
 
@@ -110,6 +119,8 @@ export interface OpenSandboxOptions {
   backend?: SandboxBackend;
   perms?: PermissionView;
   env?: (name: string) => string | undefined;
+  /** Whether to bound processes with a pids cgroup where one can be made (default true). */
+  cgroups?: boolean;
 }
 
 /**
@@ -128,6 +139,32 @@ export async function openSandbox(
   const lookup = sandboxLookup(backend);
   const canRunDirect = () =>
     Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
+  const useCgroups = options.cgroups ?? true;
+  let calls = 0;
+  let cgroupWorks: Promise<boolean> | undefined;
+  const probeCgroup = () =>
+    cgroupWorks ??= (async () => {
+      const { command, args } = pidsLauncher(1, "probe", ["true"], canRunDirect());
+      try {
+        const out = await new Deno.Command(command, {
+          args,
+          stdin: "null",
+          stdout: "piped",
+          stderr: "null",
+          clearEnv: true,
+          env: { PATH: scvPath() },
+        }).output();
+        return new TextDecoder().decode(out.stdout).includes("pids-cgroup");
+      } catch {
+        return false;
+      }
+    })();
+  let prlimit: Promise<string | undefined> | undefined;
+  // Looked up once, inside: under a scoped --allow-read scv cannot look at /usr/bin itself.
+  const findPrlimit = () =>
+    prlimit ??= lookup(["/usr/bin/prlimit", "/bin/prlimit"]).then((found) =>
+      found.find((f) => !f.directory)?.path
+    );
   return {
     settings,
     probe,
@@ -153,10 +190,36 @@ export async function openSandbox(
       if (eff.notes.length > 0) report.reason = eff.notes.join("; ");
       return report;
     },
+    async limitsReport() {
+      const l = settings.limits;
+      if (!l) return "none configured";
+      const values = `memory ${l.memory_mb} MiB per process, ${l.processes} processes, files up ` +
+        `to ${l.file_size_mb} MiB` + (l.cpu_seconds === null ? "" : `, ${l.cpu_seconds} CPU s`);
+      const via = await findPrlimit() ? "prlimit" : undefined;
+      const group = useCgroups && await probeCgroup();
+      if (!via && !group) {
+        return `${values}: NOT applied (no prlimit inside, no pids cgroup scv may make); the ` +
+          "PID namespace and tool_timeout_ms still end every process of a call";
+      }
+      return `${values}, through ${[via, group && "a pids cgroup"].filter(Boolean).join(" and ")}`;
+    },
     async prepare(workspace, argv) {
       if (active) {
         const spec = await buildSpec(settings, workspace, perms, lookup);
-        return { kind: "sandboxed", ...backend.command(spec, argv), spec };
+        const limits = settings.limits;
+        const path = limits ? await findPrlimit() : undefined;
+        if (limits && path) spec.limits = { prlimit: path, values: limits };
+        const inner = backend.command(spec, argv);
+        if (!limits || !useCgroups || !(await probeCgroup())) {
+          return { kind: "sandboxed", ...inner, spec };
+        }
+        // The launcher joins the cgroup before it starts the sandbox, so every process the
+        // command starts is counted.
+        const launch = pidsLauncher(limits.processes, String(++calls), [
+          inner.command,
+          ...inner.args,
+        ], canRunDirect());
+        return { kind: "sandboxed", ...launch, spec };
       }
       if (settings.mode === "workspace-write" || settings.mode === "read-only") {
         return {

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import type { SandboxMode } from "../config.ts";
 import { isInside as within } from "../workspace_dir.ts";
 import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";
+import type { SandboxLimits } from "./limits.ts";
 
 /** The sandbox settings of the configuration, with `~` and scv's own directories resolved. */
 export interface SandboxSettings {
@@ -23,6 +24,8 @@ export interface SandboxSettings {
   readableRoots?: readonly string[];
   /** `HOME`, to bind when scv may read it under a scoped `--allow-read`. */
   home?: string | undefined;
+  /** `sandbox_limits`. */
+  limits?: SandboxLimits;
 }
 
 /**

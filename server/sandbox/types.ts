@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { SandboxLimits } from "./limits.ts";
+
 /** A mode in which the sandbox is actually on. */
 export type ActiveSandboxMode = "workspace-write" | "read-only";
 
@@ -33,6 +35,8 @@ export interface SandboxSpec {
    * scoped; absent: the whole root is shown read-only.
    */
   readable?: readonly string[];
+  /** Resource limits, set with `prlimit` at this path inside; absent: none. */
+  limits?: { prlimit: string; values: SandboxLimits };
 }
 
 /** The answer of a probe: whether the sandbox can start here, and if not, why and what to do. */

@@ -12,10 +12,11 @@
  * "/ws/sub/x")`), and the kernel walks that path again. So a short fixed bash script does the
  * work: its working directory is the handle, and every system call it makes names one
  * component relative to it (`chdir("sub")`, `openat(AT_FDCWD, ".scv-….tmp")`,
- * `renameat2(AT_FDCWD, …, AT_FDCWD, "x")`). Before it creates anything, and before the file,
- * it asks the kernel where it really is (`getcwd`, through coreutils' `pwd -P`: bash's own
- * `pwd -P` re-walks the path string) and stops unless that is inside the workspace. A symlink
- * swapped in afterwards changes nothing; one swapped in before is seen by the check.
+ * `renameat2(AT_FDCWD, …, AT_FDCWD, "x")`). After each step down, and before it creates
+ * anything, it asks the kernel whether it is still inside the workspace it holds (see
+ * write_helper.ts, which also keeps that helper for the whole run instead of one per write),
+ * and stops unless so. A symlink swapped in afterwards changes nothing; one swapped in before
+ * is seen by the check.
  *
  * The helper never writes where scv may not: scv's own Deno write permission for the file (and
  * for each directory it may create) is checked first. It runs as `bash` when scv may run bash,
@@ -25,8 +26,8 @@
  * @module
  */
 import * as path from "node:path";
-import { scvPath, SYSTEM_PATH } from "../core_env.ts";
 import { isInside } from "./workspace.ts";
+import { type HelperKind, helperWrite } from "./write_helper.ts";
 
 /** A write the workspace rules refuse; its message is meant for the model. */
 export class OutsideWorkspaceError extends Error {
@@ -37,76 +38,14 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
-/**
- * The helper. Arguments: the workspace, the file's name, the temporary name, the mode to give
- * (octal, empty for the default), the index of the first directory it may create, mv's flag
- * that keeps it from moving into a directory, then the directories from the workspace down.
- * The data comes on stdin. Exit codes: 3 outside (stdout: where), 4 no workspace, 5 a parent
- * not a directory, 6 the file is a directory, 7 a directory scv may not create (stdout: its
- * index), 8 anything else (stderr: the failing tool's message). Only the kernel check and the
- * tools that must touch the disk (mkdir, cat, chmod, mv) are separate processes: each costs a
- * fork and an exec.
- */
-const SCRIPT = String.raw`set -o noclobber
-# New files get 0644 less the user's umask, as Deno's writeFile with mode 0o644 would.
-umask go-w
-root=$1 base=$2 tmp=$3 mode=$4 mkfrom=$5 mvflag=$6
-shift 6
-# coreutils' pwd asks the kernel (getcwd); bash's builtin re-walks the path string instead.
-enable -n pwd
-check() {
-  # ".": $(...) drops trailing newlines, and "/ws<newline>" must not pass for "/ws".
-  here=$(pwd -P && echo .) || { echo 'cannot tell the current directory' >&2; exit 8; }
-  here=\${here%?.}
-  case $here in "$root" | "$root"/*) ;; *) printf '%s' "$here"; exit 3 ;; esac
-}
-cd -P -- "$root" 2>/dev/null || exit 4
-i=0
-for name do
-  # "./" so that a directory named "-" is not $OLDPWD.
-  if ! cd -P -- "./$name" 2>/dev/null; then
-    if [ -e "$name" ] || [ -L "$name" ]; then
-      [ -d "$name" ] && { echo 'permission denied by the operating system' >&2; exit 8; }
-      exit 5
-    fi
-    [ "$i" -ge "$mkfrom" ] || { printf '%s' "$i"; exit 7; }
-    check
-    # Made meanwhile by someone else, or a dangling symlink: the cd below decides.
-    mkdir -- "$name" 2>/dev/null || [ -e "$name" ] || [ -L "$name" ] || mkdir -- "$name" || exit 8
-    cd -P -- "./$name" 2>/dev/null || exit 5
-  fi
-  i=$((i + 1))
-done
-check
-if [ -d "$base" ] && ! [ -L "$base" ]; then exit 6; fi
-trap 'rm -f -- "$tmp"' EXIT
-trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-cat > "$tmp" || exit 8
-if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || exit 8; fi
-mv -f "$mvflag" -- "$tmp" "$base" || exit 8
-trap - EXIT
-`.replaceAll("\\${", "${"); // A template literal cannot hold a bare "${".
-
-/** The longest message of the helper that is kept. */
-const MAX_MESSAGE = 1000;
-
 function granted(desc: Deno.PermissionDescriptor): boolean {
   return Deno.permissions.querySync(desc).state === "granted";
 }
 
-/** How to start the helper, by what scv may run; throws `NotCapable` when it may run neither. */
-function helperCommand(root: string, args: string[]): { command: string; args: string[] } {
-  const argv = ["-c", SCRIPT, "scv-write", ...args];
-  if (granted({ name: "run", command: "bash" })) return { command: "bash", args: argv };
-  if (granted({ name: "run", command: "bwrap" })) {
-    return {
-      command: "bwrap",
-      args: [
-        ...["--ro-bind", "/", "/", "--bind", root, root, "--dev", "/dev"],
-        ...["--unshare-net", "--die-with-parent", "--new-session", "--", "bash", ...argv],
-      ],
-    };
-  }
+/** Which helper scv may run; throws `NotCapable` when it may run neither. */
+function helperKind(): HelperKind {
+  if (granted({ name: "run", command: "bash" })) return "bash";
+  if (granted({ name: "run", command: "bwrap" })) return "bwrap";
   throw new Deno.errors.NotCapable(
     // Deno finds the command on PATH to check the permission: a missing bash is refused here.
     "Requires --allow-run=bash (or --allow-run=bwrap), and that executable on PATH: files are " +
@@ -177,39 +116,28 @@ export async function atomicWrite(
   if (signal?.aborted) throw signal.reason;
   const tmp = `.scv-${crypto.randomUUID()}.tmp`;
   const mvflag = Deno.build.os === "linux" ? "-T" : "-h";
-  const { command, args } = helperCommand(root, [
-    root,
-    base,
-    tmp,
-    mode,
-    String(mkfrom),
-    mvflag,
-    ...dirs,
-  ]);
-  let child: Deno.ChildProcess;
+  const kind = helperKind();
+  let reply;
   try {
-    child = new Deno.Command(command, {
-      args,
-      cwd: "/",
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      env: { PATH: scvPath(SYSTEM_PATH), LC_ALL: "C" },
-      clearEnv: true,
-    }).spawn();
+    reply = await helperWrite(kind, root, [
+      base,
+      tmp,
+      mode,
+      String(mkfrom),
+      mvflag,
+      String(data.length),
+      data.includes(0) ? "head" : "read",
+      ...dirs,
+    ], data);
   } catch (err) {
     // Not "no such file": the model would take it for its own path.
     if (err instanceof Deno.errors.NotFound) {
-      throw new Error(`no "${command}" executable was found on PATH to run the write helper`);
+      throw new Error(`no "${kind}" executable was found on PATH to run the write helper`);
     }
     throw err;
   }
-  const fed = feed(child.stdin, data);
-  const [out] = await Promise.all([child.output(), fed]);
-  const text = (bytes: Uint8Array) =>
-    new TextDecoder().decode(bytes.subarray(0, MAX_MESSAGE)).trim();
-  const said = text(out.stdout);
-  switch (out.code) {
+  const said = reply.message;
+  switch (reply.code) {
     case 0:
       return;
     case 3:
@@ -222,12 +150,15 @@ export async function atomicWrite(
       throw new Deno.errors.IsADirectory(`"${absolute}" is a directory`);
     case 7:
       throw noWrite(dirPath(root, dirs, Number(said)));
+    case 10:
+      // The workspace was replaced twice over while this write waited: it did not happen.
+      throw new Error(`the workspace "${root}" was replaced during the write; nothing was written`);
   }
-  const why = text(out.stderr) || said || `the write helper ended with status ${out.code}`;
+  const why = said || `the write helper ended with status ${reply.code}`;
   if (/permission denied/i.test(why)) {
     throw new Deno.errors.PermissionDenied(`Cannot write "${absolute}": ${why}`);
   }
-  if (command === "bwrap" && out.code !== 8) {
+  if (kind === "bwrap" && reply.code === -1) {
     throw new Error(`the sandbox that writes files could not start (${why})`);
   }
   throw new Error(why);
@@ -236,15 +167,4 @@ export async function atomicWrite(
 /** The path of directory `i` of `dirs` below `root`. */
 function dirPath(root: string, dirs: string[], i: number): string {
   return path.join(root, ...dirs.slice(0, i + 1));
-}
-
-/** Writes `data` to the helper's stdin and closes it; a helper that ended early is no error. */
-async function feed(stdin: WritableStream<Uint8Array>, data: Uint8Array): Promise<void> {
-  const writer = stdin.getWriter();
-  try {
-    await writer.write(data);
-    await writer.close();
-  } catch {
-    // The helper stopped reading (it refused the write): its exit status says why.
-  }
 }

@@ -41,6 +41,7 @@ import { scvPath, SYSTEM_PATH } from "../core_env.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
+import { limitHint } from "../sandbox/limits.ts";
 import { isInside } from "./workspace.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
@@ -323,12 +324,17 @@ async function run(
     const { text, truncated } = out.render();
     return { success: true, output: text === "" ? "(no output)" : text, truncated };
   }
-  // A sandbox denial is explained in one last line, read from the whole output kept.
+  // A limit or a sandbox denial is explained in one last line, read from the whole output kept.
+  const kept = spec && ending === undefined ? out.render().text : "";
+  const limits = options.sandbox?.settings.limits;
   const hint = spec && ending === undefined && options.sandbox
-    ? denialHint(out.render().text, spec, {
-      networkAsked: options.sandbox.settings.network,
-      scvDirs: options.sandbox.settings.scvDirs,
-    })
+    ? (limits
+      ? limitHint(kept, { code: status.code, signal: status.signal }, limits)
+      : undefined) ??
+      denialHint(kept, spec, {
+        networkAsked: options.sandbox.settings.network,
+        scvDirs: options.sandbox.settings.scvDirs,
+      })
     : undefined;
   const tail = hint === undefined ? note : `${note}\n${hint}`;
   const { text, truncated } = out.render(encoder.encode(tail).length + 1);

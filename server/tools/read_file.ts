@@ -10,6 +10,8 @@ import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./to
 import { directoryEnding, locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { utf8Length } from "../utf8.ts";
+import { mediaTypeOfName } from "../images/format.ts";
+import { readWorkspaceImage } from "./image_file.ts";
 
 /** Lines shown when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
@@ -39,6 +41,28 @@ function numbered(n: number, line: string): string {
   return `${String(n).padStart(6)}\t${shown}\n`;
 }
 
+/**
+ * An image file inside the workspace, given to the model as the image itself, bounded like an
+ * attachment (`max_image_bytes`, format by magic bytes); where the provider takes no images the
+ * output says so.
+ */
+async function readImage(path: string, size: number, ctx: ToolContext): Promise<ToolResult> {
+  const what = `"${path}" is an image (${size} bytes)`;
+  if (ctx.maxImageBytes === undefined) {
+    return failed(`${what}, and this provider takes no images, so it cannot be shown to you`);
+  }
+  const got = await readWorkspaceImage(ctx.cwd, path, { maxImageBytes: ctx.maxImageBytes });
+  if (typeof got === "string") return failed(`Cannot show the image "${path}": ${got}`);
+  const format = got.media_type.slice("image/".length).toUpperCase();
+  return {
+    success: true,
+    output: `Image "${path}": ${format}, ${got.width}x${got.height} px, ${got.bytes} bytes; ` +
+      `it is attached for you to see.`,
+    truncated: false,
+    images: [got],
+  };
+}
+
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
   const err = (e: unknown) =>
     failed(fileErrorMessage(e, { verb: "read", path: args.path, flag: "--allow-read" }));
@@ -56,6 +80,8 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
         `Cannot read "${args.path}": it is not a directory, but the path ends in "${ending}"`,
       );
     }
+    const mediaType = mediaTypeOfName(args.path);
+    if (mediaType !== undefined && inside) return await readImage(args.path, info.size, ctx);
     file = await Deno.open(absolute, { read: true });
     // A path judged inside was not announced as a read outside: make sure the open agrees.
     if (inside && !(await openedInside(root, absolute, file).catch(() => false))) {
@@ -225,7 +251,8 @@ async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<Tool
 export const readFileTool = defineTool({
   name: "read_file",
   description: "Read a UTF-8 text file. Lines are numbered from 1 (`     1\\tline`); use " +
-    "`offset` and `limit` to page through long files. Binary files are refused.",
+    "`offset` and `limit` to page through long files. Binary files are refused, but an image " +
+    "(PNG, JPEG, GIF, WebP) inside the workspace is shown to you as the image itself.",
   schema,
   risk: (args, ctx) => readRisk(ctx.cwd, args.path),
   summary: (args) => `Read file: ${args.path}`,

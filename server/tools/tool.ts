@@ -7,6 +7,7 @@
  * @module
  */
 import type { Risk } from "../../protocol/constants.ts";
+import type { ImagePart } from "../images/image_part.ts";
 
 export type { Risk };
 
@@ -65,6 +66,11 @@ export interface ToolContext {
   limits: ToolLimits;
   /** Names of environment variables that must not reach child processes (API keys). */
   secretEnv: readonly string[];
+  /**
+   * scv 0.3: the largest image a tool may give the model (`max_image_bytes`); omitted: the
+   * provider takes no images, and a tool says so instead of giving one.
+   */
+  maxImageBytes?: number;
 }
 
 /**
@@ -114,6 +120,8 @@ export interface ToolResult {
   output: string;
   /** Whether `output` was cut to the output limit. */
   truncated: boolean;
+  /** scv 0.3: images the model sees with the output (read_file of an image); omitted: none. */
+  images?: ImagePart[];
 }
 
 /** One tool. `A` is the parsed argument type. */

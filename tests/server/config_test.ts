@@ -87,6 +87,7 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
       "~/snap/chromium",
     ],
     sandbox_readable_roots: [],
+    sandbox_limits: { memory_mb: 4096, processes: 512, file_size_mb: 1024, cpu_seconds: null },
     shell_env_passthrough: [],
     persist_sessions: true,
     session_retention_days: 30,

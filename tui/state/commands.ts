@@ -19,7 +19,6 @@ import {
 } from "./model.ts";
 import { compactNow, configureModel, LISTING_MODELS, newSession, openPicker } from "./sessions.ts";
 import { notice } from "./transcript.ts";
-import { describeRule } from "./always_allow.ts";
 
 /** One slash command. */
 export interface SlashCommand {
@@ -59,7 +58,7 @@ function statusText(state: ClientState): string {
       ? ` (limits ${plural(s.maxTranscriptItems, "item")}, ${formatBytes(s.maxTranscriptBytes)})`
       : ""),
     `Prompt history: ${plural(state.history.entries.length, "entry", "entries")}`,
-    `Approval policy: ${state.approvalPolicy}` + allowRulesText(state),
+    `Approval policy: ${state.approvalPolicy} (/rules lists the approval rules)`,
     ...sandboxText(state),
     ...(s && s.mcpServers.length > 0
       ? [`MCP servers (at session start): ${s.mcpServers.map(mcpServerText).join(" · ")}`]
@@ -101,12 +100,6 @@ function mcpText(state: ClientState): string {
     ...servers.map((m) => `  ${mcpServerText(m)}`),
     "Their tools are offered to the model as mcp__<server>__<tool>.",
   ].join("\n");
-}
-
-function allowRulesText(state: ClientState): string {
-  if (state.allowRules.length === 0) return "";
-  const rules = state.allowRules.map(describeRule);
-  return `\nAlways allowed in this session: ${rules.join("; ")}`;
 }
 
 function clear(state: ClientState): Effect[] {
@@ -180,6 +173,20 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     run(state) {
       notice(state, "info", mcpText(state));
       return [];
+    },
+  },
+  {
+    name: "/rules",
+    help: "the approval rules in force",
+    run(state) {
+      if (!state.session) {
+        notice(state, "error", "Not connected to a session yet");
+        return [];
+      }
+      return [{
+        kind: "send",
+        message: { type: "rules.list", request_id: requestId(state), session_id: state.session.id },
+      }];
     },
   },
   {

@@ -14,13 +14,12 @@ import {
   type Effect,
   OUTBOX_FLUSH_BYTES,
   OUTBOX_FLUSH_ITEMS,
-  requestId,
   type TurnState,
 } from "./model.ts";
 import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
 import { mcpLine, toolSummary } from "./format.ts";
-import { allowingRule, describeRule } from "./always_allow.ts";
+import { rememberedText, rulesListText } from "./rules_text.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
 import { cancelEffect, endTurn, refuseStart } from "./turn.ts";
 import {
@@ -186,6 +185,13 @@ export const EVENT_HANDLERS: EventTable = {
     },
   },
   "session.list": { scope: "connection", apply: applySessionList },
+  "rules.list": {
+    scope: "session",
+    apply(state, event) {
+      notice(state, "info", rulesListText(event));
+      return NONE;
+    },
+  },
   "history.item": {
     scope: "session",
     apply(state, event) {
@@ -327,23 +333,6 @@ export const EVENT_HANDLERS: EventTable = {
         tool.status = "awaiting";
         tool.summary = event.summary;
       }
-      const rule = tool && allowingRule(state, event.name, tool.args);
-      if (rule && state.session) {
-        // The user said "always" for exactly this: answer for them, and say so.
-        tool!.status = "running";
-        phase(turn, "tool");
-        notice(state, "info", `Allowed without asking (always allow ${describeRule(rule)})`);
-        return [{
-          kind: "send",
-          message: {
-            type: "approval.resolve",
-            request_id: requestId(state),
-            session_id: state.session.id,
-            approval_id: event.approval_id,
-            approved: true,
-          },
-        }];
-      }
       state.approval = {
         approvalId: event.approval_id,
         callId: event.call_id,
@@ -352,6 +341,9 @@ export const EVENT_HANDLERS: EventTable = {
         cwd: event.cwd,
         summary: event.summary,
         ...(event.sandboxed === undefined ? {} : { sandboxed: event.sandboxed }),
+        ...(event.rule === undefined ? {} : { rule: event.rule }),
+        ...(event.preview === undefined ? {} : { preview: event.preview }),
+        previewScroll: 0,
         choice: "approve",
       };
       phase(turn, "approval");
@@ -364,6 +356,11 @@ export const EVENT_HANDLERS: EventTable = {
       const tool = state.tools.find((t) => t.callId === event.call_id);
       if (tool) tool.status = "running";
       if (state.approval?.callId === event.call_id) state.approval = undefined;
+      if (event.auto_approved !== undefined) {
+        const call = rememberedText(event.name, tool?.args);
+        const by = event.auto_approved === "session rule" ? "always allow" : "an allow rule:";
+        notice(state, "info", `Allowed without asking (${by} ${call})`);
+      }
       phase(turn, "tool");
       return NONE;
     },

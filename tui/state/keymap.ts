@@ -7,10 +7,10 @@
  *
  * @module
  */
+import { rememberedText } from "./rules_text.ts";
 import * as ed from "../composer.ts";
 import type { KeyEvent } from "../keys.ts";
 import { type ClientState, type Effect, requestId } from "./model.ts";
-import { addRule, describeRule, ruleFor } from "./always_allow.ts";
 import { acceptSearch, cancelSearch, editSearch, searchOlder } from "./history_search.ts";
 import { completeCommand } from "./commands.ts";
 import { completeMention } from "./mentions.ts";
@@ -68,10 +68,9 @@ function resolveApproval(state: ClientState, approved: boolean, always = false):
   state.approval = undefined;
   const tool = state.tools.find((t) => t.callId === a.callId);
   if (tool) tool.status = approved ? "running" : "proposed";
+  // The server keeps the rule (the same one for every client) and says so on later calls.
   if (always) {
-    const rule = ruleFor(a.name, tool?.args);
-    addRule(state, rule);
-    notice(state, "info", `Always allowing ${describeRule(rule)} in this session`);
+    notice(state, "info", `Always allowing ${rememberedText(a.name, tool?.args)} in this session`);
   }
   return [{
     kind: "send",
@@ -81,6 +80,7 @@ function resolveApproval(state: ClientState, approved: boolean, always = false):
       session_id: state.session.id,
       approval_id: a.approvalId,
       approved,
+      ...(always ? { remember: "session" as const } : {}),
     },
   }];
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type { Risk, RuleView, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -60,7 +60,16 @@ export interface PendingApproval {
   summary: string;
   /** Whether the call runs in the OS sandbox (bash, when the server says). */
   sandboxed?: boolean;
-  /** The highlighted choice, answered by Enter; `always` also keeps a rule for the session. */
+  /** The rule that asks, when one does (scv 0.3). */
+  rule?: RuleView;
+  /** The diff the call would make (`write_file`, `edit_file`; scv 0.3). */
+  preview?: string;
+  /** How many rows of the preview are scrolled past. */
+  previewScroll: number;
+  /**
+   * The highlighted choice, answered by Enter; `always` asks the server to keep a session rule
+   * (`remember: "session"`) that allows the same call again.
+   */
   choice: "approve" | "deny" | "always";
 }
 
@@ -101,20 +110,6 @@ export interface CustomCommand {
   body: string;
   /** The file it came from. */
   source: string;
-}
-
-/**
- * A per-session "always allow" the user gave with `a` in the approval box: an exact bash
- * command, or a tool on a path (or a tool without a path, when its call has none).
- */
-export interface AllowRule {
-  tool: string;
-  /** bash: the exact command. */
-  command?: string;
-  /** Other tools: the exact `path` argument. */
-  path?: string;
-  /** Tools without a path: their exact arguments, as JSON. */
-  args?: string;
 }
 
 /**
@@ -284,8 +279,6 @@ export interface ClientState {
   completionHint: string | undefined;
   /** The provider's models as `/model` last listed them (at most `MAX_MODELS`), if it did. */
   providerModels: readonly string[] | undefined;
-  /** This session's "always allow" rules, newest last; forgotten with the session. */
-  allowRules: AllowRule[];
   /** The workspace's files, once indexed for `@path` completion. */
   files: WorkspaceIndex | undefined;
   /** A Tab on an `@` mention waits for the index: complete it when the index arrives. */
@@ -425,7 +418,6 @@ export function createState(options: CreateStateOptions): ClientState {
     completionHint: undefined,
     startupWarnings: [...(options.startupWarnings ?? [])],
     utcOffsetMinutes: options.utcOffsetMinutes ?? 0,
-    allowRules: [],
     files: undefined,
     completionPending: false,
     readMention: options.readMention,

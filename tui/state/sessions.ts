@@ -195,7 +195,6 @@ function freshScreen(state: ClientState): Effect[] {
   state.transcriptBytes = 0;
   state.contextTokens = undefined;
   state.queued = [];
-  state.allowRules = [];
   state.pending = {};
   return [{ kind: "clear-screen" }];
 }

@@ -32,6 +32,15 @@ export function workspaceRulesPath(cwd: string): string {
   return `${cwd.replace(/\/+$/, "")}/.scv/rules.jsonc`;
 }
 
+/** A rules file scv has no read permission for (`--allow-read` does not cover it). */
+export class RulesUnreadableError extends RuleFileError {
+  /** Builds the error for the path. */
+  constructor(path: string) {
+    super(`Cannot load rules "${path}": scv was started without read permission for it`);
+    this.name = "RulesUnreadableError";
+  }
+}
+
 /** Reads a file's text; undefined when there is none. */
 export type ReadRulesText = (path: string) => Promise<string | undefined>;
 
@@ -43,6 +52,7 @@ async function readText(path: string): Promise<string | undefined> {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
       return undefined;
     }
+    if (e instanceof Deno.errors.NotCapable) throw new RulesUnreadableError(path);
     throw new RuleFileError(`Cannot load rules "${path}": ${(e as Error).message}`);
   }
   try {
@@ -162,7 +172,36 @@ export interface RulesSources {
  */
 export async function loadRules(cwd: string, sources: RulesSources): Promise<Rule[]> {
   const userPath = userRulesPath(sources.env);
-  const user = userPath ? await loadRulesFile(userPath, "user", sources.read) : [];
+  let user: Rule[] = [];
+  try {
+    if (userPath) user = await loadRulesFile(userPath, "user", sources.read);
+  } catch (e) {
+    // A locked-down run that may not read scv's config directory reads no user rules either;
+    // the config file's notice already names that directory.
+    if (!(e instanceof RulesUnreadableError)) throw e;
+  }
   const workspace = await loadRulesFile(workspaceRulesPath(cwd), "workspace", sources.read);
   return [...user, ...workspace, ...BUILTIN_RULES];
+}
+
+/**
+ * Checks the user's rules file at startup, so a broken one stops `scv server`, `scv acp` and
+ * `scv exec` before any session: the message to print (naming the file and the rule), or
+ * undefined when the file is valid or absent. A workspace's file is checked when a session
+ * opens on it.
+ */
+export async function userRulesProblem(
+  env: (name: string) => string | undefined,
+  read?: ReadRulesText,
+): Promise<string | undefined> {
+  const path = userRulesPath(env);
+  if (!path) return undefined;
+  try {
+    await loadRulesFile(path, "user", read);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RulesUnreadableError) return undefined;
+    if (e instanceof RuleFileError) return e.message;
+    throw e;
+  }
 }

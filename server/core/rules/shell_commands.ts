@@ -13,7 +13,6 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
 
 /** A word of a simple command: its text when it is fixed, null when it depends on the run. */
@@ -96,12 +95,14 @@ let parserPromise: Promise<Parser> | undefined;
 function loadParser(): Promise<Parser> {
   parserPromise ??= (async () => {
     const { Parser, Language } = await import("web-tree-sitter");
-    // The JSON import brings the grammar's package into the module graph (and into a
-    // `deno compile` binary), so its .wasm file can be found next to it.
-    await import("tree-sitter-bash/package.json", { with: { type: "json" } });
-    const wasm = createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
-    await Parser.init();
-    const language = await Language.load(await Deno.readFile(wasm));
+    // Both WebAssembly files are imported as bytes (deno.json's "raw-imports"): a module load,
+    // so no --allow-read on Deno's cache is needed, and `deno compile` embeds them.
+    const [runtime, grammar] = await Promise.all([
+      import("web-tree-sitter/web-tree-sitter.wasm", { with: { type: "bytes" } }),
+      import("tree-sitter-bash/tree-sitter-bash.wasm", { with: { type: "bytes" } }),
+    ]);
+    await Parser.init({ wasmBinary: runtime.default });
+    const language = await Language.load(grammar.default);
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;

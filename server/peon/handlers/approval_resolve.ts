@@ -14,7 +14,12 @@ export async function approvalResolve(
 ): Promise<void> {
   const session = await cx.sessionOf(msg);
   if (!session) return;
-  if (!session.resolveApproval(msg.approval_id, msg.approved)) {
+  if (
+    !session.resolveApproval(
+      msg.approval_id,
+      msg.approved && msg.remember === "session" ? "session" : msg.approved,
+    )
+  ) {
     return await cx.error(
       msg.request_id,
       "approval_not_found",

@@ -51,7 +51,7 @@ export async function turnStart(
   let images: ImagePart[] = [];
   if (msg.attachments !== undefined && msg.attachments.length > 0) {
     // Loaded only when a prompt carries images: the check reads files and decodes base64.
-    const { loadAttachments } = await import("../../images/attachments.ts");
+    const { loadAttachments } = await import("../../core/attachments.ts");
     const loaded = await loadAttachments(msg.attachments, {
       cwd: session.cwd,
       maxImageBytes: cx.config.max_image_bytes,

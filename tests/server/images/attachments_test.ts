@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 
 import { MAX_ATTACHMENTS } from "../../../protocol/constants.ts";
 import type { ImageAttachment } from "../../../protocol/schema.ts";
-import { loadAttachments } from "../../../server/images/attachments.ts";
+import { loadAttachments } from "../../../server/core/attachments.ts";
 import { imageSize, sniffMediaType } from "../../../server/images/format.ts";
 import { makeGif, makeJpeg, makePng, makeWebp } from "../../support/images.ts";
 

@@ -7,6 +7,7 @@ import { decide, type RuleVerdict } from "../../../../server/core/rules/decide.t
 import type { Rule } from "../../../../server/core/rules/rule.ts";
 import { BUILTIN_RULES } from "../../../../server/core/rules/builtin.ts";
 import { SessionRules } from "../../../../server/core/rules/session_rules.ts";
+import { canonicalJson } from "../../../../server/core/rules/canonical_json.ts";
 import { parseShell } from "../../../../server/core/rules/shell_commands.ts";
 
 const CWD = "/work/project";
@@ -202,4 +203,12 @@ Deno.test("a call too long to remember is not remembered", () => {
     undefined,
   );
   assert(session.remember({ tool: "bash", args: { command: "x".repeat(16 * 1024) }, cwd: CWD }));
+});
+
+Deno.test("canonical JSON sorts keys at every depth", () => {
+  assertEquals(
+    canonicalJson({ b: 1, a: { d: [2, { z: 0, y: 1 }], c: null } }),
+    canonicalJson({ a: { c: null, d: [2, { y: 1, z: 0 }] }, b: 1 }),
+  );
+  assertEquals(canonicalJson({ b: 1, a: 2 }), '{"a":2,"b":1}');
 });

@@ -1,0 +1,97 @@
+/**
+ * `sandbox_limits` through the real server with bubblewrap: a fork bomb and a memory hog each end
+ * their call with a line naming the limit, and the next call works. The bomb is bounded three ways
+ * so that it cannot harm a shared machine: it forks at most 300 sleeping children, the test's
+ * process limit is 32, and the call's PID namespace ends every one of them with the call. It runs
+ * only where the process limit holds here (a pids cgroup scv may make, or prlimit for a user other
+ * than root, whom the kernel exempts from RLIMIT_NPROC).
+ */
+import assert from "node:assert/strict";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
+import { openSandbox } from "../../../server/sandbox/mod.ts";
+import { MockOpenAI, type MockReply, text, toolCalls } from "../../support/mock_openai.ts";
+import { type Ev, ServerProcess } from "../../support/server_process.ts";
+import { FAKE_KEY, hostDir, SANDBOX_WORKS } from "./support.ts";
+
+const LIMITS = { memory_mb: 256, processes: 32, file_size_mb: 1, cpu_seconds: null };
+
+const report = SANDBOX_WORKS
+  ? await (await openSandbox({ ...DEFAULT_CONFIG, sandbox_limits: LIMITS })).limitsReport()
+  : "";
+const PROCESS_LIMIT_HOLDS = report.includes("pids cgroup") ||
+  (Deno.uid() !== 0 && report.includes("prlimit"));
+if (SANDBOX_WORKS && !PROCESS_LIMIT_HOLDS) {
+  console.error(`limits tests: the process limit does not hold here (${report}); ignored`);
+}
+
+const BOMB = "python3 -c 'import os, time\nfor i in range(300):\n" +
+  "    if os.fork() == 0:\n        time.sleep(20)\n        os._exit(0)\n'";
+const HOG = "python3 -c 'x = bytearray(1024 * 1024 * 1024); print(len(x))'";
+const BIG_FILE = "head -c 2097152 /dev/zero > big.bin";
+
+/** Runs `commands` as one turn's bash calls, in order; gives each call's `tool.completed`. */
+async function calls(commands: string[]): Promise<{ completed: Ev[]; pid: number }> {
+  const workspace = await hostDir("scv-sbx-ws-");
+  const mock = await MockOpenAI.start((_req, i): MockReply =>
+    i < commands.length
+      ? toolCalls([{ id: `call_${i}`, name: "bash", arguments: { command: commands[i] } }])
+      : text("done")
+  );
+  const server = await ServerProcess.start({
+    config: { base_url: mock.baseUrl, approval_policy: "auto", sandbox_limits: LIMITS },
+    env: { OPENAI_API_KEY: FAKE_KEY },
+  });
+  try {
+    const { sessionId } = await server.open(workspace);
+    const { done } = await server.runTurn(sessionId, "go");
+    assert.equal(done.type, "turn.completed", JSON.stringify(done));
+    return {
+      completed: server.events.filter((e) => e.type === "tool.completed"),
+      pid: server.child.pid,
+    };
+  } finally {
+    await server.kill();
+    await mock.close();
+    await Deno.remove(workspace, { recursive: true }).catch(() => {});
+  }
+}
+
+Deno.test({
+  name:
+    "a fork bomb and a memory hog each end their call naming the limit, and the next call works",
+  ignore: !SANDBOX_WORKS || !PROCESS_LIMIT_HOLDS,
+  fn: async () => {
+    const { completed: [bomb, hog, next], pid } = await calls([BOMB, HOG, "echo next-ok"]);
+    assert.equal(bomb?.success, false, bomb?.output);
+    assert.match(bomb!.output, /Resource temporarily unavailable/);
+    assert.match(
+      bomb!.output.split("\n").at(-1)!,
+      /hit its process limit \(32 processes\); raise "sandbox_limits"\."processes"/,
+    );
+    assert.equal(hog?.success, false, hog?.output);
+    assert.match(hog!.output, /MemoryError/);
+    assert.match(hog!.output.split("\n").at(-1)!, /hit its memory limit .*"memory_mb"/);
+    assert.equal(next?.success, true, next?.output);
+    assert.match(next!.output, /next-ok/);
+    // No cgroup of the calls is left behind (a shell looks: Deno lets only -A read /sys).
+    const ls = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        `ls -d /sys/fs/cgroup/pids/scv-${pid}-* /sys/fs/cgroup/scv-${pid}-* 2>/dev/null`,
+      ],
+      stdout: "piped",
+    }).output();
+    const left = new TextDecoder().decode(ls.stdout).trim();
+    assert.equal(left, "");
+  },
+});
+
+Deno.test({
+  name: "a file over sandbox_limits.file_size_mb ends its call naming that limit",
+  ignore: !SANDBOX_WORKS || !report.includes("prlimit"),
+  fn: async () => {
+    const { completed: [big] } = await calls([BIG_FILE]);
+    assert.equal(big?.success, false, big?.output);
+    assert.match(big!.output.split("\n").at(-1)!, /hit its file size limit \(1 MiB per file\)/);
+  },
+});
