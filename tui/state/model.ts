@@ -241,6 +241,11 @@ export interface ClientState {
   queued: WaitingPrompt[];
   /** The key that steers a running turn (the `steer_key` setting); the other queues. */
   steerKey: "enter" | "tab";
+  /**
+   * What a resume after a crash says it put in the composer (`waiting.ts`), shown after the
+   * "Resumed session" line so that it reads last.
+   */
+  recoveredNotice: string | undefined;
   /** The request id of a `session.clear` awaiting `session.cleared`. */
   clearing: string | undefined;
   /** Context use estimate in tokens; undefined before the first turn. */
@@ -397,6 +402,7 @@ export function createState(options: CreateStateOptions): ClientState {
     composerWidth: undefined,
     queued: [],
     steerKey: options.steerKey ?? "enter",
+    recoveredNotice: undefined,
     clearing: undefined,
     contextTokens: undefined,
     lastSeq: 0,

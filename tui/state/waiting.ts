@@ -174,13 +174,16 @@ export function offerRecovered(
   if (!queued || queued.length === 0) return;
   giveBack(state, queued.map((q) => q.prompt));
   const n = queued.length;
-  notice(
-    state,
-    "info",
-    `${n} prompt${n === 1 ? " was" : "s were"} waiting when scv stopped; ${
-      n === 1 ? "it is" : "they are"
-    } in the composer: Enter sends, Ctrl+C drops`,
-  );
+  state.recoveredNotice = `${n} prompt${n === 1 ? " was" : "s were"} waiting when scv stopped; ${
+    n === 1 ? "it is" : "they are"
+  } in the composer: Enter sends, Ctrl+C drops`;
+}
+
+/** Shows the notice {@link offerRecovered} held, once the earlier transcript is on screen. */
+export function showRecoveredNotice(state: ClientState): void {
+  if (state.recoveredNotice === undefined) return;
+  notice(state, "info", state.recoveredNotice);
+  state.recoveredNotice = undefined;
 }
 
 /** Puts texts back into the composer, before what is being typed there. */

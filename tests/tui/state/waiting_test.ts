@@ -179,5 +179,16 @@ Deno.test("a resumed session offers what was waiting in the composer and sends n
   // It asks for the earlier transcript, as any resume does, and starts nothing.
   assertEquals(sent(fx).map((m) => m.type), ["session.history"]);
   assertEquals(s.composer.text, "mind the tests\nthen the docs");
-  assert(notices(s).some((n) => n.includes("2 prompts were waiting when scv stopped")));
+  // The notice follows the earlier transcript's "Resumed session" line.
+  const [history] = sent(fx);
+  applyEvent(s, {
+    type: "history.end",
+    request_id: history!.request_id!,
+    session_id: "s1",
+    items: 0,
+    omitted: 0,
+  });
+  const said = notices(s);
+  assert(said.at(-2)!.startsWith("Resumed session"), said.join("\n"));
+  assert(said.at(-1)!.includes("2 prompts were waiting when scv stopped"), said.join("\n"));
 });
