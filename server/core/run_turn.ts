@@ -93,10 +93,13 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
 
 /** Appends each waiting steer as a user message and tells the client with `user.steered`. */
 async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
-  for (const steer of turn.session.inbox.takeSteers(turn.id)) {
-    // The client hears the steer was accepted before it hears it entered.
-    await steer.announced.catch(() => {});
-    turn.append({ role: "user", content: steer.prompt });
+  const steers = turn.session.inbox.takeSteers(turn.id);
+  if (steers.length === 0) return;
+  // The client hears a steer was accepted before it hears it entered.
+  await Promise.all(steers.map((s) => s.announced.catch(() => {})));
+  // All enter the history first: a cancel while their events go out loses none of them.
+  for (const steer of steers) turn.append({ role: "user", content: steer.prompt });
+  for (const steer of steers) {
     await emitBounded(
       turn,
       "user.steered",

@@ -208,3 +208,26 @@ Deno.test("a completed turn refuses steers from the moment it decided to complet
   assertEquals(end.type, "turn.completed");
   assertEquals(refused, [true]);
 });
+
+Deno.test("steers sent during one tool call all enter at the next safe point, in order", async () => {
+  const session = new Session("/workspace");
+  const { seen, sink } = turnIdOf();
+  const tool = scriptedTool("echo", {
+    run: () => {
+      steer(session, seen.id, "s1", "first");
+      steer(session, seen.id, "s2", "second");
+      return Promise.resolve({ success: true, output: "ok", truncated: false });
+    },
+  });
+  const { events, requests } = await runScripted({
+    session,
+    sink,
+    tools: [tool],
+    steps: [callTools([call("c1", "echo")]), answer("both")],
+  });
+  assertEquals(eventsOf(events, "user.steered").map((e) => e.steer_request_id), ["s1", "s2"]);
+  assertEquals(requests[1]!.slice(-2), [
+    { role: "user", content: "first" },
+    { role: "user", content: "second" },
+  ]);
+});
