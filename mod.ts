@@ -87,4 +87,6 @@ export type {
   McpStdioServerConfig,
 } from "./server/mcp_servers.ts";
 export type { McpServerStatus } from "./server/mcp/manager.ts";
+export type { ModelPrice } from "./server/pricing.ts";
+export type { CommandHook, HookEvent, HooksConfig, MatcherGroup } from "./server/hooks_config.ts";
 export type { McpStatus } from "./server/mcp/server.ts";

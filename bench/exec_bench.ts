@@ -1,9 +1,15 @@
 /**
  * Whole-command benchmark of `scv exec`, side by side with Codex's native binary when it is
- * installed (`npm install @openai/codex` somewhere and point `CODEX_BIN` at its `codex`, or have
- * `codex` on PATH; otherwise the Codex rows are skipped). Both talk to one scripted mock on
- * 127.0.0.1 that serves Chat Completions (scv) and the Responses API (Codex) with pre-encoded
- * bodies, so the mock costs the same for both.
+ * installed (`npm install @openai/codex` somewhere and point `CODEX_BIN` at the native binary,
+ * `node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex`: the npm
+ * `codex` is a Node wrapper that adds Node's start to every Codex figure; without either, the
+ * Codex rows are skipped). Codex is set up as the peer benchmark sets it up (bench/peers.sh;
+ * `--ephemeral`, no telemetry, update check or plugin sync, a fresh home), and scv runs with
+ * `deno task exec`'s flags and the user's Deno cache. Both talk to one scripted mock on
+ * 127.0.0.1: the built-in one serves Chat Completions (scv) and the Responses API (Codex) as
+ * pre-encoded bodies, each answer in one write; `PEER_MOCK=<peer-bench>/mock_openai.py` uses
+ * the peer benchmark's mock instead, which writes each event on its own (what bench/peers.sh
+ * measures). docs/performance.md says what each choice changes.
  *
  * Figures (medians of `RUNS`, default 5):
  * - text turn: wall time spawn → exit for a 2,000-delta answer, time to the first byte of the
@@ -35,7 +41,7 @@ const FLAGS = [
   "--allow-write",
   "--allow-env",
   "--allow-net",
-  "--allow-run",
+  "--allow-run=bash,bwrap",
 ];
 const encoder = new TextEncoder();
 
@@ -168,7 +174,35 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
   }
   return new Response("not found", { status: 404 });
 });
-const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+
+// PEER_MOCK=<path to the peer benchmark's mock_openai.py> serves every turn from that mock
+// instead (the one bench/peers.sh uses), so both benchmarks can be read against one mock. It
+// takes its scenario from the base URL's path (`/scenario=tool/n=20/v1`); the built-in mock
+// above ignores that prefix and answers by `scenario`.
+const peerMock = Deno.env.get("PEER_MOCK");
+let mockOrigin = `http://127.0.0.1:${server.addr.port}`;
+let peerMockChild: Deno.ChildProcess | undefined;
+if (peerMock) {
+  const portFile = await Deno.makeTempFile({ prefix: "scv-bench-mock-port-" });
+  peerMockChild = new Deno.Command("python3", {
+    args: [peerMock, "--port", "0", "--port-file", portFile, "--max-seconds", "3600"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let port = "";
+  for (let i = 0; i < 1000 && !port; i++) {
+    port = (await Deno.readTextFile(portFile)).trim();
+    if (!port) await new Promise((r) => setTimeout(r, 10));
+  }
+  await Deno.remove(portFile);
+  if (!port) throw new Error(`${peerMock} did not start`);
+  mockOrigin = `http://127.0.0.1:${port}`;
+}
+/** The base URL of `s`'s turns: the peer mock reads the scenario from the path. */
+const baseUrlFor = (s: Scenario) =>
+  `${mockOrigin}/${
+    { text: "scenario=text/n=2000", json: "scenario=text/n=50000", tool: "scenario=tool/n=20" }[s]
+  }/v1`;
 
 interface Run {
   wallMs: number;
@@ -289,12 +323,14 @@ async function interleaved(s: Scenario, fns: Array<() => Promise<Run>>): Promise
 
 const work = await Deno.makeTempDir({ prefix: "scv-bench-" });
 const home = await Deno.makeTempDir({ prefix: "scv-bench-home-" });
-const config = `${work}/bench.jsonc`;
-await Deno.writeTextFile(
-  config,
-  // Sessions are recorded (the default): the figures include what every exec pays.
-  JSON.stringify({ base_url: baseUrl, approval_policy: "never" }),
-);
+/** scv's config for scenario `s`. Sessions are recorded (the default): every exec pays that. */
+const configFor = (s: Scenario) => `${work}/bench.${s}.jsonc`;
+for (const s of ["text", "json", "tool"] as const) {
+  await Deno.writeTextFile(
+    configFor(s),
+    JSON.stringify({ base_url: baseUrlFor(s), approval_policy: "never" }),
+  );
+}
 const env: Record<string, string> = {
   PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
   HOME: home,
@@ -328,7 +364,7 @@ const scvRuns = (args: string[]) =>
     timeCommand(Deno.execPath(), ["run", ...FLAGS, ...mainFlags[k]!, main, ...args], env, work)
   );
 // Warm-up: the first run of a checkout fills Deno's code cache.
-for (const fn of scvRuns(["exec", "--config", config, "hi"])) await fn();
+for (const fn of scvRuns(["exec", "--config", configFor("text"), "hi"])) await fn();
 
 const rows: string[] = [];
 const fmt = (n: number) => n.toFixed(1);
@@ -342,28 +378,50 @@ function row(name: string, r: Run, extra = "") {
 
 // Codex's native binary on the same turns, interleaved with scv's runs when it is installed.
 const codex = Deno.env.get("CODEX_BIN") ?? await which("codex");
-let codexRun: ((prompt: string) => () => Promise<Run>) | undefined;
+let codexRun: ((prompt: string, s: Scenario) => () => Promise<Run>) | undefined;
 if (codex) {
-  const codexHome = `${home}/.codex`;
-  await Deno.mkdir(codexHome, { recursive: true });
-  await Deno.writeTextFile(
-    `${codexHome}/config.toml`,
-    [
-      `model = "gpt-4.1-mini"`,
-      `model_provider = "mock"`,
-      `approval_policy = "never"`,
-      `sandbox_mode = "danger-full-access"`,
-      `[model_providers.mock]`,
-      `name = "mock"`,
-      `base_url = "${baseUrl}"`,
-      `wire_api = "responses"`,
-      `request_max_retries = 0`,
-      `stream_max_retries = 0`,
-    ].join("\n") + "\n",
-  );
-  const codexEnv = { ...env, CODEX_HOME: codexHome };
-  codexRun = (prompt) => () =>
-    timeCommand(codex, ["exec", "--skip-git-repo-check", prompt], codexEnv, work);
+  // The peer benchmark's Codex setup (run_peers.sh): its config file, `--ephemeral`, and no
+  // telemetry, update check, plugin sync or apps (each costs connections, seconds when they hang).
+  for (const s of ["text", "tool"] as const) {
+    const codexHome = `${home}/.codex-${s}`;
+    await Deno.mkdir(codexHome, { recursive: true });
+    await Deno.writeTextFile(
+      `${codexHome}/config.toml`,
+      [
+        `model = "mock-model"`,
+        `model_provider = "mock"`,
+        `check_for_update_on_startup = false`,
+        `[model_providers.mock]`,
+        `name = "mock"`,
+        `base_url = "${baseUrlFor(s)}"`,
+        `wire_api = "responses"`,
+        `env_key = "MOCK_API_KEY"`,
+        `[analytics]`,
+        `enabled = false`,
+        `[feedback]`,
+        `enabled = false`,
+        `[otel]`,
+        `exporter = "none"`,
+        `trace_exporter = "none"`,
+        `metrics_exporter = "none"`,
+        `[features]`,
+        `plugins = false`,
+        `remote_plugin = false`,
+        `apps = false`,
+      ].join("\n") + "\n",
+    );
+  }
+  codexRun = (prompt, s) => () =>
+    timeCommand(
+      codex,
+      [
+        ...["exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"],
+        ...(s === "tool" ? ["--dangerously-bypass-approvals-and-sandbox"] : []),
+        prompt,
+      ],
+      { ...env, CODEX_HOME: `${home}/.codex-${s}`, MOCK_API_KEY: "dummy" },
+      work,
+    );
 }
 
 const rate = (r: Run) =>
@@ -373,22 +431,27 @@ const scenarios: Array<[string, Scenario, string[], string | undefined, ((r: Run
   [
     "exec, 2,000-delta answer",
     "text",
-    ["exec", "--config", config, "Say something."],
+    ["exec", "--config", configFor("text"), "Say something."],
     "Say something.",
   ],
   [
     "exec --json, 50,000 deltas",
     "json",
-    ["exec", "--json", "--config", config, "Say a lot."],
+    ["exec", "--json", "--config", configFor("json"), "Say a lot."],
     undefined,
     rate,
   ],
-  ["exec, one bash call", "tool", ["exec", "--config", config, "Run echo hi."], "Run echo hi."],
+  [
+    "exec, one bash call",
+    "tool",
+    ["exec", "--config", configFor("tool"), "Run echo hi."],
+    "Run echo hi.",
+  ],
 ];
 for (const [label, s, args, codexPrompt, extra] of scenarios) {
   const fns = scvRuns(args);
   const withCodex = codexRun !== undefined && codexPrompt !== undefined;
-  if (withCodex) fns.push(codexRun!(codexPrompt));
+  if (withCodex) fns.push(codexRun!(codexPrompt, s));
   try {
     const results = await interleaved(s, fns);
     results.forEach((r, k) =>
@@ -409,6 +472,10 @@ console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(r);
 
 await server.shutdown();
+if (peerMockChild) {
+  peerMockChild.kill();
+  await peerMockChild.status;
+}
 await Deno.remove(work, { recursive: true });
 await Deno.remove(home, { recursive: true });
 

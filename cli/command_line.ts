@@ -16,6 +16,8 @@ export interface ExecOptions {
   cwd: string | undefined;
   /** A recorded session to add the turn to: its id, or `"last"` (`--continue`). */
   resume?: string | undefined;
+  /** scv 0.3: image files to attach to the prompt (`--image FILE`, repeatable), in order. */
+  images?: string[];
 }
 
 /** Options of `scv sandbox check`. */
@@ -242,10 +244,16 @@ Examples:
     .option("--json", "print the Peon events as NDJSON on stdout instead of text")
     .option("-c, --continue", "add the turn to the newest session recorded for this directory")
     .option("--session <id>", "add the turn to recorded session ID (see scv sessions)")
+    .option(
+      "--image <file>",
+      "attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more, at most 8",
+      (file: string, all: string[]) => [...all, nonEmptyPath(file)],
+      [] as string[],
+    )
     .action(
       (
         prompt: string,
-        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string },
+        o: CommonOpts & { json?: boolean; continue?: boolean; session?: string; image?: string[] },
       ) => {
         if (o.continue && o.session !== undefined) {
           exec.error(
@@ -261,6 +269,7 @@ Examples:
             json: o.json === true,
             cwd: o.cwd,
             ...(resume !== undefined ? { resume } : {}),
+            ...(o.image?.length ? { images: o.image } : {}),
           },
         };
       },

@@ -11,7 +11,8 @@ import { errorText } from "../server/error_text.ts";
 import type { ExecOptions } from "./command_line.ts";
 import { loadConfigOrReport } from "../server/config.ts";
 import { PeonClient, PeonRequestError } from "../protocol/client.ts";
-import type { ServerEvent } from "../protocol/schema.ts";
+import type { ImageAttachment, ServerEvent } from "../protocol/schema.ts";
+import { execFrameLimit, readExecImages } from "./exec_images.ts";
 import { serve } from "../server/peon/serve.ts";
 
 /** Exit statuses of `scv exec`. */
@@ -118,6 +119,15 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
       return EXEC_EXIT.usage;
     }
   }
+  let attachments: ImageAttachment[] = [];
+  if (options.images?.length) {
+    const got = await readExecImages(options.images, config.max_image_bytes);
+    if (typeof got === "string") {
+      io.stderr(`scv exec: ${got}\n`);
+      return EXEC_EXIT.usage;
+    }
+    attachments = got;
+  }
   const cwd = options.cwd === undefined
     ? Deno.cwd()
     : options.cwd.startsWith("/")
@@ -130,7 +140,13 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
   const server = serve({
     readable: c2s.readable,
     writable: s2c.writable,
-    config,
+    // The server is in this process: a frame carrying the images inline costs no pipe.
+    config: attachments.length > 0
+      ? {
+        ...config,
+        max_client_frame_bytes: execFrameLimit(config.max_client_frame_bytes, attachments),
+      }
+      : config,
     log: (line) => {
       // What the session store says (deletions at startup, a recording that stopped) is for
       // the user; the server's own diagnostics stay quiet.
@@ -299,6 +315,7 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
         request_id: requestId,
         session_id: session.session_id,
         prompt,
+        ...(attachments.length > 0 ? { attachments } : {}),
       }).catch(() => resolve(EXEC_EXIT.failed));
     });
     await client.close();

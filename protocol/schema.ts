@@ -302,7 +302,8 @@ export const SessionStartedEvent = z.object({
   sandbox: SessionSandbox.optional(),
   /**
    * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
-   * record torn by a crash was dropped. Omitted when there is nothing to say.
+   * record torn by a crash was dropped; scv 0.3, on any session: that the workspace's Claude
+   * Code settings define hooks scv does not run. Omitted when there is nothing to say.
    */
   notice: z.string().optional(),
   /**
@@ -314,6 +315,19 @@ export const SessionStartedEvent = z.object({
     prompt: z.string(),
     kind: z.enum(["steer", "queue"]),
   })).optional(),
+  /**
+   * scv 0.3: the hooks of the user's configuration (docs/hooks.md), one entry per matcher
+   * group, without their commands; omitted when none is configured.
+   */
+  hooks: z.array(z.object({
+    event: z.string(),
+    /** Omitted: the group matches everything. */
+    matcher: z.string().optional(),
+    /** How many command hooks the group runs. */
+    commands: z.number().int().nonnegative(),
+  })).optional(),
+  /** scv 0.3, on a resumed session: its recorded cost in USD so far; omitted when none. */
+  session_cost_usd: z.number().nonnegative().optional(),
 });
 
 /** `turn.started`: the first event of a turn. */
@@ -448,9 +462,27 @@ export const Usage = z.object({
   input_tokens: z.number().int().nonnegative().optional(),
   /** Omitted: no provider call reported completion tokens. */
   output_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `input_tokens`, those read from the provider's prompt cache; omitted: none reported. */
+  cached_input_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `input_tokens`, those written to the prompt cache (Anthropic); omitted: none reported. */
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  /** scv 0.3: of `output_tokens`, those spent on reasoning; omitted: none reported. */
+  reasoning_tokens: z.number().int().nonnegative().optional(),
 });
+
+/**
+ * scv 0.3: the session's cost so far in USD by the `pricing` setting, this turn's included.
+ * Omitted while no priced provider call was made in the session.
+ */
+const sessionCost = { session_cost_usd: z.number().nonnegative().optional() };
 /** Token usage, as a type. */
 export type Usage = z.infer<typeof Usage>;
+
+/**
+ * scv 0.3: the prompts of steers that were still waiting when the turn ended, in the order they
+ * were accepted, so the client can give the text back. Omitted when none was waiting.
+ */
+const droppedSteers = z.array(z.string()).optional();
 
 /** `turn.completed`: the turn ended normally. */
 export const TurnCompletedEvent = z.object({
@@ -459,19 +491,19 @@ export const TurnCompletedEvent = z.object({
   steps: z.number().int().nonnegative(),
   /** Omitted when no provider call reported usage. */
   usage: Usage.optional(),
+  /** scv 0.3: this turn's cost in USD by `pricing`; omitted when its model has no price or no usage was reported. */
+  cost_usd: z.number().nonnegative().optional(),
+  ...sessionCost,
+  /** scv 0.3: only when a hook stopped the turn while steers waited (see `droppedSteers`). */
+  dropped_steers: droppedSteers,
 });
-
-/**
- * scv 0.3: the prompts of steers that were still waiting when the turn ended, in the order they
- * were accepted, so the client can give the text back. Omitted when none was waiting.
- */
-const droppedSteers = z.array(z.string()).optional();
 
 /** `turn.cancelled`: the turn ended by cancellation. */
 export const TurnCancelledEvent = z.object({
   type: z.literal("turn.cancelled"),
   ...turnEnvelope,
   dropped_steers: droppedSteers,
+  ...sessionCost,
 });
 
 /** `turn.failed`: the turn ended with an error. */
@@ -481,6 +513,7 @@ export const TurnFailedEvent = z.object({
   code: z.enum(TURN_FAILURE_CODES),
   message: z.string(),
   dropped_steers: droppedSteers,
+  ...sessionCost,
 });
 
 /** scv 0.3 `user.steered`: a steer entered the conversation as a user message. */

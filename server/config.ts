@@ -8,6 +8,8 @@
 import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
+import { type ModelPrice, validatePricing } from "./pricing.ts";
+import { type HooksConfig, mergeHooks, validateHooks } from "./hooks_config.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxLimits,
@@ -140,6 +142,18 @@ export interface Config {
    * prompt behind it (the other one, Tab or Enter). Omitted: Enter steers, Tab queues.
    */
   steer_key?: "enter" | "tab";
+  /**
+   * scv 0.3: USD per million tokens by model name, for `cost_usd` (server/provider/pricing.ts);
+   * merged by model across config files. No entry: no cost is reported for that model.
+   */
+  pricing: Readonly<Record<string, ModelPrice>>;
+  /**
+   * scv 0.3: command hooks in the shape of Claude Code's `hooks` setting (docs/hooks.md); the
+   * groups of every config file run, as Claude Code runs those of every settings file.
+   */
+  hooks: Readonly<HooksConfig>;
+  /** scv 0.3: the TUI notifies (OSC 9 or BEL) when a turn ends or an approval waits unfocused. */
+  notify: boolean;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -200,6 +214,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   persist_sessions: true,
   session_retention_days: 30,
   max_sessions: 500,
+  pricing: Object.freeze({}),
+  hooks: Object.freeze({}),
+  notify: true,
 });
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
@@ -353,6 +370,17 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
   session_retention_days: positiveInt,
   max_sessions: positiveInt,
+  pricing: {
+    expected: "must be an object of model names to prices",
+    valid: () => true,
+    normalize: validatePricing,
+  },
+  hooks: {
+    expected: "must be an object of hook events to matcher groups",
+    valid: () => true,
+    normalize: validateHooks,
+  },
+  notify: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */
@@ -623,11 +651,20 @@ export function loadConfig(flags: ConfigFlags = {}, sources: ConfigSources = {})
       if (required) throw new ConfigError(`Cannot load config "${path}": file not found`);
       continue;
     }
-    const { mcp_servers, ...rest } = parseConfigText(text, path);
+    const { mcp_servers, pricing, hooks, ...rest } = parseConfigText(text, path);
     for (const key of Object.keys(rest)) explicit.add(key);
     Object.assign(config, rest);
     // Merged by name, so a --config file adding one server keeps the user's others.
     if (mcp_servers) config.mcp_servers = { ...config.mcp_servers, ...mcp_servers };
+    if (pricing) config.pricing = { ...config.pricing, ...pricing };
+    if (hooks) {
+      try {
+        config.hooks = mergeHooks(config.hooks, hooks);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ConfigError(`Cannot load config "${path}": ${e.message}`);
+      }
+    }
   }
   // The provider's own defaults and base URL variable (ANTHROPIC_BASE_URL for Anthropic), so
   // switching providers needs one key; a value a file gave always wins.

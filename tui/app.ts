@@ -19,6 +19,7 @@ import {
   findCommand,
   interruptTurn,
   markClosed,
+  notificationBytes,
   openPicker,
   welcome,
 } from "./state/mod.ts";
@@ -98,6 +99,7 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
       maxBytes: config.max_transcript_bytes,
     },
     serverLabel: options.serverCommand ? `command: ${options.serverCommand}` : "in-process",
+    notify: config.notify,
     // The in-process server runs with this very config; a spawned one's limit is not reported,
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
@@ -214,6 +216,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     send: () => link && ((message) => link!.client.send(message)),
     listModels: () => fetchModels(options.config, env),
     indexFiles: () => options.server.listFiles(options.cwd, MAX_INDEXED_PATHS),
+    notify: (message) => writeAll(notificationBytes(message, env)),
   });
   const input = new InputReader({
     input: Deno.stdin,

@@ -36,7 +36,9 @@ export type KeyEvent =
    * Text received inside bracketed-paste markers, with line endings normalised to `\n`. It may
    * hold any other byte, escape sequences included: the composer cleans it on insert.
    */
-  | { type: "paste"; text: string };
+  | { type: "paste"; text: string }
+  /** The terminal gained (`CSI I`) or lost (`CSI O`) focus, reported after `CSI ? 1004 h`. */
+  | { type: "focus"; focused: boolean };
 
 const ESC = "\x1b";
 const PASTE_START = "\x1b[200~";
@@ -107,6 +109,9 @@ function controlKey(code: number, alt: boolean): KeyEvent {
 
 /** Decodes one complete CSI sequence body: parameters and final byte. */
 function decodeCsi(params: string, final: string): KeyEvent {
+  if (params === "" && (final === "I" || final === "O")) {
+    return { type: "focus", focused: final === "I" };
+  }
   const parts = params.split(";").map((p) => (p === "" ? undefined : Number(p.split(":")[0])));
   if (final === "~") {
     const code = parts[0] ?? 0;
@@ -327,6 +332,7 @@ function partialSuffix(s: string, marker: string): number {
 export function describeKey(ev: KeyEvent): string {
   if (ev.type === "text") return (ev.alt ? "alt+" : "") + `text(${ev.text})`;
   if (ev.type === "paste") return `paste(${ev.text})`;
+  if (ev.type === "focus") return ev.focused ? "focus-in" : "focus-out";
   return (ev.ctrl ? "ctrl+" : "") + (ev.alt ? "alt+" : "") + (ev.shift ? "shift+" : "") +
     ev.name;
 }

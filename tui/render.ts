@@ -15,6 +15,7 @@ import {
   contextPercent,
   contextUnknown,
   formatTokens,
+  formatUsd,
   reasoningLine,
   sandboxLabel,
   sessionDate,
@@ -384,7 +385,8 @@ function turnLabel(state: ClientState): string {
 }
 
 /**
- * The status line: model, workspace, context use (tokens and percent of the window) and the
+ * The status line: model, workspace, context use (tokens and percent of the window, then the
+ * session's cost when the server reports one) and the
  * turn state. The turn state is always shown, at the right; when the width is short the
  * others give way to it: the workspace is shortened from its start, then left out, then the
  * model, then the context use shrinks to its percent, then goes.
@@ -398,7 +400,9 @@ export function statusLine(state: ClientState, view: View): string {
   const unknown = contextUnknown(state);
   const used = unknown ? "?" : formatTokens(ctx);
   const percent = unknown || !max ? "?" : String(contextPercent(ctx, max));
-  const ctxText = max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`;
+  const cost = state.session?.costUsd;
+  const ctxText = (max ? `ctx ${used}/${formatTokens(max)} (${percent}%)` : `ctx ${used}`) +
+    (cost !== undefined ? ` · ${formatUsd(cost)}` : "");
   const label = truncate(turnLabel(state), width);
   const right = label === "idle" ? s.gray(label) : s.yellow(label);
   // What is left of the label and one space before it.
@@ -448,8 +452,25 @@ interface ApprovalBox {
   summaryRows(count: number): string[];
   /** The working directory. */
   where: string[];
+  /** The diff of a file change (`write_file`, `edit_file`), all its rows; empty without one. */
+  preview: string[];
+  /**
+   * `count` rows of the diff from the approval's scroll offset (kept so the window is full); the
+   * last is a position line when the diff is longer than the window.
+   */
+  previewRows(count: number): string[];
   /** Both choices (wrapped when narrow) and, where it fits, the key hint. */
   choices: string[];
+}
+
+/** Most rows an approval's diff preview takes; a longer diff scrolls. */
+const MAX_PREVIEW_ROWS = 12;
+
+/** The diff rows of a preview: its hunks, colored, or its plain lines when it has none. */
+function previewLines(preview: string, cw: number, s: Style): string[] {
+  const hunks = renderUnifiedDiff(preview, { width: cw, style: s, maxLines: Infinity });
+  if (hunks.length > 0) return hunks;
+  return sanitize(preview).replace(/\n$/, "").split("\n").map((l) => s.gray(truncate(l, cw)));
 }
 
 function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | undefined {
@@ -498,6 +519,7 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
   }
 
   const bar = (l: string) => s.yellow("│ ") + l;
+  const preview = a.preview === undefined ? [] : previewLines(a.preview, cw, s);
   // Where the call runs; when narrow, the directory is shortened from its start, so whether
   // it is sandboxed stays in view.
   const where = a.sandboxed === undefined ? "" : a.sandboxed ? " · sandboxed" : " · not sandboxed";
@@ -515,6 +537,18 @@ function approvalBox(state: ClientState, w: number, s: Style): ApprovalBox | und
     where: [
       bar(s.gray(truncate(`in ${shortenPath(sanitize(a.cwd), undefined, cwdRoom)}${where}`, cw))),
     ],
+    preview,
+    previewRows(count: number) {
+      if (count <= 0 || preview.length === 0) return [];
+      if (preview.length <= count) return preview.map(bar);
+      const window = Math.max(1, count - 1);
+      const first = Math.min(a.previewScroll, preview.length - window);
+      const shown = preview.slice(first, first + window).map(bar);
+      const position = `lines ${first + 1}-${
+        first + window
+      } of ${preview.length} · PgUp/PgDn scroll`;
+      return count === 1 ? shown : [...shown, bar(s.gray(truncate(position, cw)))];
+    },
     choices: choices.map((l, i) =>
       (i === choices.length - 1 ? s.yellow("╰ ") : s.yellow("│ ")) + l
     ),
@@ -661,6 +695,8 @@ interface RowBudget {
   /** Summary rows of the approval box past its first. */
   summary: number;
   where: number;
+  /** Rows of the approval's diff preview. */
+  preview: number;
   composer: number;
   ruleBelow: number;
   ruleAbove: number;
@@ -688,6 +724,8 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
   const hintRows = take(hint.length);
   const summary = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;
   const where = box ? take(box.where.length) : 0;
+  // An edit's diff before more composer rows: it is what the user approves.
+  const preview = box ? take(Math.min(MAX_PREVIEW_ROWS, box.preview.length)) : 0;
   let composerRowsShown = take(1);
   const ruleBelow = take(1);
   const ruleAbove = take(1);
@@ -710,6 +748,7 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
     hint: hintRows,
     summary: summary + summaryMore,
     where,
+    preview,
     composer: composerRowsShown,
     ruleBelow,
     ruleAbove,
@@ -730,6 +769,7 @@ function middleRows(parts: LiveParts, budget: RowBudget): string[] {
       middle.push(
         ...box.head,
         ...box.summaryRows(1 + budget.summary),
+        ...box.previewRows(budget.preview),
         ...box.where.slice(0, budget.where),
         ...box.choices,
       );

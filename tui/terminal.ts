@@ -46,6 +46,10 @@ export const AUTOWRAP_ON = "\x1b[?7h";
 export const PASTE_ON = "\x1b[?2004h";
 /** Disable bracketed paste. */
 export const PASTE_OFF = "\x1b[?2004l";
+/** Turns focus reporting on: the terminal sends `CSI I` and `CSI O` (scv 0.3 notifications). */
+export const FOCUS_ON = "\x1b[?1004h";
+/** Turns focus reporting off. */
+export const FOCUS_OFF = "\x1b[?1004l";
 /** Hide the cursor. */
 export const CURSOR_HIDE = ansiEscapes.cursorHide;
 /** Show the cursor. */

@@ -35,6 +35,7 @@ import { utf8Length } from "../utf8.ts";
 import { PERMISSION_OPTIONS, permissionDecision } from "./permissions.ts";
 import { modeState, policyOfMode } from "./modes.ts";
 import { promptText } from "./prompt_content.ts";
+import type { ImagePart } from "../images/image_part.ts";
 import { promptAnswer } from "./stop_reason.ts";
 import { type FileChange, slimmed, UpdateMapper } from "./updates.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
@@ -266,9 +267,20 @@ export class AcpSession {
   ): Promise<PromptResponse> {
     const text = promptText(blocks, this.#o.config.max_prompt_bytes);
     if (!text.ok) throw RequestError.invalidParams({ sessionId: this.id }, text.message);
+    let images: ImagePart[] = [];
+    if (text.images.length > 0) {
+      // Checked as turn.start's attachments are: count, size, magic bytes, header.
+      const { loadAttachments } = await import("../core/attachments.ts");
+      const loaded = await loadAttachments(text.images, {
+        cwd: this.core.cwd,
+        maxImageBytes: this.#o.config.max_image_bytes,
+      });
+      if (!loaded.ok) throw RequestError.invalidParams({ sessionId: this.id }, loaded.message);
+      images = loaded.images;
+    }
     let active: Active | undefined;
     if (this.#active) {
-      active = await this.#queue(text.text, requestId, signal);
+      active = await this.#queue(text.text, images, requestId, signal);
       if (!active) return { stopReason: "cancelled" } satisfies PromptResponse;
     } else {
       active = newActive();
@@ -279,7 +291,7 @@ export class AcpSession {
     const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-    const done = this.#run(text.text, requestId, controller.signal);
+    const done = this.#run(text.text, images, requestId, controller.signal);
     active.done = done;
     try {
       const answer = promptAnswer(await done);
@@ -301,10 +313,11 @@ export class AcpSession {
    */
   async #queue(
     prompt: string,
+    images: ImagePart[],
     requestId: string,
     signal: AbortSignal,
   ): Promise<Active | undefined> {
-    const accepted = this.core.inbox.enqueue(requestId, prompt);
+    const accepted = this.core.inbox.enqueue(requestId, prompt, images);
     if (!accepted.ok) {
       throw RequestError.invalidRequest(
         { sessionId: this.id },
@@ -342,12 +355,13 @@ export class AcpSession {
     handOver(active);
   }
 
-  async #run(prompt: string, requestId: string, signal: AbortSignal) {
+  async #run(prompt: string, images: ImagePart[], requestId: string, signal: AbortSignal) {
     const { deps, config } = this.#o;
     const turn = new Turn({
       session: this.core,
       requestId,
       prompt,
+      images,
       maxFrameBytes: config.max_server_frame_bytes,
       sink: (event, s) => this.#sink(event, s),
       // On disk (fdatasync) before the client hears the turn ended.
@@ -465,14 +479,36 @@ export class AcpSession {
       status: "pending",
       locations: toolLocations(request.name, request.arguments, request.cwd),
     };
+    const max = this.#o.config.max_server_frame_bytes;
+    const fits = (call: RequestPermissionRequest["toolCall"]) =>
+      fitsFrame({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "x",
+        params: { sessionId: this.id, toolCall: call, options: PERMISSION_OPTIONS },
+      }, max);
+    // What the call would change: the whole file as a diff where it fits, else the core's
+    // bounded unified diff as text, else nothing; the raw arguments where they fit beside it.
+    const change = request.change;
+    const contents: NonNullable<RequestPermissionRequest["toolCall"]["content"]>[] = [];
+    if (change && request.preview !== undefined) {
+      contents.push(
+        [{ type: "diff", path: change.absolute, oldText: change.before, newText: change.after }],
+        [{ type: "content", content: { type: "text", text: request.preview } }],
+      );
+    }
+    const candidates = [
+      ...contents.flatMap((content) => [
+        { ...toolCall, content, rawInput: request.arguments },
+        { ...toolCall, content },
+      ]),
+      { ...toolCall, rawInput: request.arguments },
+    ];
     const params: RequestPermissionRequest = {
       sessionId: this.id,
-      toolCall: { ...toolCall, rawInput: request.arguments },
+      toolCall: candidates.find(fits) ?? toolCall,
       options: [...PERMISSION_OPTIONS],
     };
-    const max = this.#o.config.max_server_frame_bytes;
-    // The summary is bounded; the raw arguments may not fit beside it.
-    if (!fitsFrame({ jsonrpc: "2.0", id: 0, method: "x", params }, max)) params.toolCall = toolCall;
     let outcome;
     try {
       outcome = (await this.#o.client.request("session/request_permission", params, {

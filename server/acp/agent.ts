@@ -67,7 +67,7 @@ export interface AcpServeOptions {
 export function agentCapabilities(recorded: boolean): AgentCapabilities {
   return {
     loadSession: recorded,
-    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    promptCapabilities: { image: true, audio: false, embeddedContext: true },
     mcpCapabilities: { http: true, sse: false },
     sessionCapabilities: { close: {}, ...(recorded ? { list: {} } : {}) },
   };

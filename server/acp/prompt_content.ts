@@ -7,11 +7,18 @@
  * @module
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { IMAGE_MEDIA_TYPES } from "../../protocol/constants.ts";
+import type { ImageAttachment } from "../../protocol/schema.ts";
 import { headOf } from "../tools/output.ts";
 import { utf8Length } from "../utf8.ts";
 
-/** The prompt text, or why the prompt cannot be taken (an invalid-params error). */
-export type PromptText = { ok: true; text: string } | { ok: false; message: string };
+/**
+ * The prompt text and its image blocks as inline attachments (checked later like `turn.start`'s),
+ * or why the prompt cannot be taken (an invalid-params error).
+ */
+export type PromptText =
+  | { ok: true; text: string; images: ImageAttachment[] }
+  | { ok: false; message: string };
 
 /** Joins inline parts, with a space where two parts would otherwise run together. */
 function joinInline(parts: readonly string[]): string {
@@ -35,8 +42,9 @@ function section(uri: string, text: string, note: string): string {
 }
 
 /**
- * Builds the prompt text from ACP content blocks. Image and audio blocks are refused (scv does
- * not advertise them); a blob resource is named but not attached; an empty prompt is refused.
+ * Builds the prompt text from ACP content blocks. Image blocks (scv 0.3) become attachments, in
+ * order; audio blocks are refused (scv does not advertise them); a blob resource is named but not
+ * attached; an empty prompt is refused.
  *
  * @example
  * ```ts
@@ -52,6 +60,7 @@ function section(uri: string, text: string, note: string): string {
 export function promptText(blocks: readonly ContentBlock[], maxPromptBytes: number): PromptText {
   const inline: string[] = [];
   const attachments: Attachment[] = [];
+  const images: ImageAttachment[] = [];
   for (const block of blocks) {
     switch (block.type) {
       case "text":
@@ -70,7 +79,24 @@ export function promptText(blocks: readonly ContentBlock[], maxPromptBytes: numb
         }
         break;
       }
-      case "image":
+      case "image": {
+        const type = IMAGE_MEDIA_TYPES.find((t) => t === block.mimeType);
+        if (type === undefined) {
+          return {
+            ok: false,
+            message: `image ${images.length + 1}: mimeType ${JSON.stringify(block.mimeType)} ` +
+              `is not one of ${IMAGE_MEDIA_TYPES.join(", ")}`,
+          };
+        }
+        const name = block.uri?.split("/").at(-1);
+        images.push({
+          type: "image",
+          media_type: type,
+          data: block.data,
+          ...(name ? { name: decodeURIComponent(name) } : {}),
+        });
+        break;
+      }
       case "audio":
         return {
           ok: false,
@@ -118,5 +144,5 @@ export function promptText(blocks: readonly ContentBlock[], maxPromptBytes: numb
     text += `\n\n${cut}`;
     used += utf8Length(cut) + 2;
   }
-  return { ok: true, text };
+  return { ok: true, text, images };
 }

@@ -9,7 +9,7 @@
 import type { Risk } from "../../protocol/constants.ts";
 import type { RuleView } from "../../protocol/schema.ts";
 import type { ApprovalPolicy } from "../config.ts";
-import type { AnyTool } from "../tools/tool.ts";
+import type { AnyTool, FileChangePreview } from "../tools/tool.ts";
 
 /** One tool call waiting for a decision. */
 export interface ApprovalRequest {
@@ -31,6 +31,8 @@ export interface ApprovalRequest {
   rule?: RuleView;
   /** `write_file` and `edit_file`: the unified diff the call would make, bounded. */
   preview?: string;
+  /** The change `preview` shows, whole (for a face that shows diffs its own way: ACP). */
+  change?: FileChangePreview;
 }
 
 /**

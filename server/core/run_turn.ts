@@ -16,10 +16,14 @@ import {
   type ProviderEvent,
   type ProviderUsage,
 } from "../provider/types.ts";
+import { priceOf } from "../provider/pricing.ts";
 import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
+import { truncateText } from "../tools/output.ts";
+import type { HookOutcome } from "../hooks/outcome.ts";
+import { hooksOf, promptHooks, stopHooks, takeSessionStart } from "./hook_points.ts";
 
 /**
  * Runs one turn to its terminal event and resolves with it. Every outcome is an event: this
@@ -27,13 +31,21 @@ import { runToolCall } from "./tool_call.ts";
  */
 export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
   const { config, signal } = deps;
-  turn.begin();
+  const hooks = hooksOf(config);
   let end: TurnEnd;
   try {
     // Not interruptible: a turn that was accepted always shows its start before its end.
     await turn.emit("turn.started", {});
+    // The prompt's hooks run before it joins the history: one that blocks keeps it out.
+    const before = hooks ? await beforePrompt(turn, deps) : {};
+    if (before.block !== undefined || before.stop) {
+      return await finishWith(turn, { type: "turn.completed", steps: 0 });
+    }
+    turn.begin();
+    if (before.context !== undefined) turn.append(hookContext(before.context));
     // The history bound applies to the prompt as soon as it is part of the history.
     await trim(turn, turn.start, deps);
+    let stopHookActive = false;
     while (true) {
       if (turn.steps >= config.max_steps) {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
@@ -58,12 +70,29 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       if (calls.length === 0) {
         // A steer that came while the model was finishing gets one more request: never lost.
         if (turn.session.inbox.hasSteers(turn.id)) continue;
-        // The turn is ending: a steer from now on is refused, not left waiting.
-        turn.session.inbox.closeTurn(turn.id);
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
         await trim(turn, turn.session.history.length, deps);
-        break;
+        const stop = await stopHooks(
+          hooks,
+          turn.session,
+          config,
+          stopHookActive,
+          response.content,
+          signal,
+        );
+        await hookNotices(turn, stop, deps);
+        if (stop?.block === undefined || stop.stop) {
+          // A steer that came meanwhile still gets its request, unless a hook stops the turn.
+          if (!stop?.stop && turn.session.inbox.hasSteers(turn.id)) continue;
+          // The turn is ending: a steer from now on is refused, not left waiting.
+          turn.session.inbox.closeTurn(turn.id);
+          break;
+        }
+        // A Stop hook that blocks keeps the turn going with its reason for the model.
+        stopHookActive = true;
+        turn.append({ role: "user", content: `Stop hook feedback:\n${stop.block}` });
+        continue;
       }
       for (const call of calls) {
         signal.throwIfAborted();
@@ -73,11 +102,27 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
             ? { role: "tool", tool_call_id: call.id, content: result.output, images: result.images }
             : { role: "tool", tool_call_id: call.id, content: result.output },
         );
+        if (turn.stopRequested !== undefined) break;
+      }
+      if (turn.stopRequested !== undefined) {
+        // The calls after the one whose hook stopped the turn did not run: say so.
+        turn.repairHistory();
+        break;
       }
       await trim(turn, turn.start, deps);
     }
+    if (turn.stopRequested !== undefined && deps.notices) {
+      const message = `A hook ended the turn: ${turn.stopRequested}`;
+      await emitBounded(turn, "turn.notice", { message }, "notice", signal);
+    }
     const usage = turn.usage;
-    end = { type: "turn.completed", steps: turn.steps, ...(usage ? { usage } : {}) };
+    const cost = turn.costUsd;
+    end = {
+      type: "turn.completed",
+      steps: turn.steps,
+      ...(usage ? { usage } : {}),
+      ...(cost !== undefined ? { cost_usd: cost } : {}),
+    };
   } catch (e) {
     turn.repairHistory();
     end = signal.aborted ? { type: "turn.cancelled" } : {
@@ -87,6 +132,10 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         : { code: "internal_error", message: errorText(e) }),
     };
   }
+  return await finishWith(turn, end);
+}
+
+async function finishWith(turn: Turn, end: TurnEnd): Promise<TurnEnd> {
   await turn.finish(end);
   return turn.end ?? end;
 }
@@ -111,6 +160,48 @@ async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
       signal,
     );
   }
+}
+
+/** Hook context as the message the model reads it in, after the prompt. */
+function hookContext(context: string): ChatMessage {
+  return { role: "user", content: `<hook-context>\n${context}\n</hook-context>` };
+}
+
+/** Sends a hook outcome's notices, to a client that takes them. */
+async function hookNotices(
+  turn: Turn,
+  outcome: HookOutcome | undefined,
+  deps: AgentDeps,
+): Promise<void> {
+  if (!deps.notices || !outcome?.notices) return;
+  for (const message of outcome.notices) {
+    const body = { message: truncateText(message, turn.fieldBudget).text };
+    await emitBounded(turn, "turn.notice", body, "notice", deps.signal);
+  }
+}
+
+/**
+ * The session's `SessionStart` outcome (on its first turn) and the prompt's `UserPromptSubmit`
+ * hooks: notices sent, contexts joined; a block or stop of the prompt's hooks says the prompt
+ * goes no further.
+ */
+async function beforePrompt(turn: Turn, deps: AgentDeps): Promise<HookOutcome> {
+  const { signal, config } = deps;
+  const start = await takeSessionStart(turn.session, signal);
+  await hookNotices(turn, start, deps);
+  const prompt = await promptHooks(hooksOf(config), turn.session, config, turn.prompt, signal);
+  signal.throwIfAborted();
+  await hookNotices(turn, prompt, deps);
+  if (prompt?.stop && deps.notices) {
+    const message = `A hook ended the turn: ${prompt.stop.reason}`;
+    await emitBounded(turn, "turn.notice", { message }, "notice", signal);
+  }
+  const contexts = [start?.context, prompt?.context].filter((c) => c !== undefined);
+  return {
+    ...(prompt?.block !== undefined ? { block: prompt.block } : {}),
+    ...(prompt?.stop ? { stop: prompt.stop } : {}),
+    ...(contexts.length > 0 ? { context: contexts.join("\n") } : {}),
+  };
 }
 
 /** The messages of the next provider call, after compacting the history when it must be. */
@@ -220,7 +311,7 @@ async function callProvider(
     throw new TurnFailure("provider_error", "Provider stream ended without a final message");
   }
   if (response.usage) {
-    turn.addUsage(response.usage);
+    turn.addUsage(response.usage, priceOf(deps.config.pricing, deps.config.model));
     if (response.usage.prompt_tokens !== undefined) {
       deps.context.calibrate(messages, response.usage.prompt_tokens);
     }

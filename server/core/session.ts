@@ -11,6 +11,7 @@ import { BUILTIN_RULES } from "./rules/builtin.ts";
 import type { Rule } from "./rules/rule.ts";
 import { SessionRules } from "./rules/session_rules.ts";
 import type { Recorder } from "../sessions/recorder.ts";
+import type { HookOutcome } from "../hooks/outcome.ts";
 import { SeqCounter } from "./seq.ts";
 
 /** A turn in progress. */
@@ -41,6 +42,8 @@ export interface HistoryCut {
 export interface UsageTotals {
   input_tokens: number;
   output_tokens: number;
+  /** scv 0.3: USD by `pricing`; omitted while no priced provider call was made. */
+  cost_usd?: number;
 }
 
 /**
@@ -80,6 +83,8 @@ export class Session {
   rules: readonly Rule[] = BUILTIN_RULES;
   /** The rules this session's user added with `remember: "session"`. */
   readonly remembered: SessionRules = new SessionRules();
+  /** scv 0.3: the `SessionStart` hooks still running; the next turn takes what they decided. */
+  hookStart: Promise<HookOutcome> | undefined;
   #approvals = new Map<string, PendingApproval>();
 
   /**

@@ -13,8 +13,12 @@ import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { truncateText } from "../tools/output.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
-import { needsApproval } from "./approvals.ts";
+import { type ApprovalRequest, needsApproval } from "./approvals.ts";
+import { changePreview, jsonBytes } from "./approval_preview.ts";
 import { runTool } from "./run_tool.ts";
+import { hooksOf, postToolHooks, preToolHooks } from "./hook_points.ts";
+import { decideCall } from "../hooks/decision.ts";
+import type { HookOutcome } from "../hooks/outcome.ts";
 import { decide, type RuleVerdict } from "./rules/decide.ts";
 import { parseShell, type ShellParse } from "./rules/shell_commands.ts";
 import { ruleLine, ruleView, unresolvableView } from "./rules/view.ts";
@@ -25,6 +29,12 @@ const DENIED_RESULT =
 
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
 const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+
+/**
+ * Bytes of `approval.requested` besides the request's fields and `request_id`: the type, the
+ * session, turn and approval ids, seq and the field names.
+ */
+const FRAME_ENVELOPE_BYTES = 512;
 
 /** The longest approval summary sent, whatever the frame limit. */
 const MAX_SUMMARY_BYTES = 64 * 1024;
@@ -140,7 +150,7 @@ function deniedByRule(view: RuleView): string {
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv"> & {
+  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices"> & {
     provider?: AgentDeps["provider"];
   },
 ): Promise<ToolResult> {
@@ -174,17 +184,34 @@ export async function runToolCall(
     : verdict.unresolvable !== undefined
     ? unresolvableView(verdict.unresolvable)
     : undefined;
+  const hooks = hooksOf(config);
+  const callInfo = { id: call.id, name, args };
+  const pre = await preToolHooks(hooks, turn.session, config, callInfo, signal);
+  await notify(turn, pre, deps);
+  if (pre?.stop) {
+    turn.stopRequested = pre.stop.reason;
+    return await complete(failed(`${HOOK_STOPPED} ${pre.stop.reason}`));
+  }
+  // Exit code 2: the call does not run, and the model reads why.
+  if (pre?.block !== undefined) return await complete(failed(pre.block));
   if (verdict.decision === "deny") return await complete(failed(deniedByRule(view!)));
-  // An ask rule asks under every policy but never; an allow rule stands in for the approval.
-  const asks = verdict.decision === "ask"
-    ? policy !== "never"
-    : verdict.decision === undefined && needsApproval(policy, risk, tool);
+  // A hook's allow never overrides a rule's deny or ask; its deny refuses under every policy.
+  const decision = decideCall({
+    rule: verdict.decision,
+    policyAsks: needsApproval(policy, risk, tool),
+    never: policy === "never",
+    hook: pre?.permission,
+  });
+  if (decision === "deny") {
+    const why = pre?.permissionReason ?? "no reason given";
+    return await complete(failed(`A PreToolUse hook denied this tool call: ${why}`));
+  }
   let autoApproved: "session rule" | "rule" | undefined;
   if (verdict.decision === "allow" && needsApproval(policy, risk, tool)) {
     autoApproved = verdict.rule?.source === "session" ? "session rule" : "rule";
   }
-  if (asks) {
-    const answer = await deps.approvals.request({
+  if (decision === "ask") {
+    const request: ApprovalRequest = {
       call_id: call.id,
       name,
       arguments: args,
@@ -193,7 +220,18 @@ export async function runToolCall(
       cwd,
       ...(tool.sandboxed ? { sandboxed: tool.sandboxed() } : {}),
       ...(view && verdict.decision === "ask" ? { rule: view } : {}),
-    }, signal);
+    };
+    const change = await tool.preview?.(args, { cwd }).catch(() => undefined);
+    signal.throwIfAborted();
+    if (change) {
+      // What the frame has left once everything else in it is counted (the envelope's ids too).
+      const { arguments: _, ...shown } = request;
+      const room = config.max_server_frame_bytes - jsonBytes(shown) - jsonBytes(turn.requestId) -
+        FRAME_ENVELOPE_BYTES;
+      const preview = changePreview(change, room);
+      if (preview !== undefined) Object.assign(request, { preview, change });
+    }
+    const answer = await deps.approvals.request(request, signal);
     if (!answer) return await complete(failed(DENIED_RESULT));
     if (answer === "session") turn.session.remembered.remember({ tool: name, args, cwd });
   }
@@ -213,7 +251,40 @@ export async function runToolCall(
     timeoutMs: tool.timeoutMs ?? config.tool_timeout_ms,
   };
   const images = deps.provider?.acceptsImages ? { maxImageBytes: config.max_image_bytes } : {};
-  return await complete(
-    await runTool(tool, args, { cwd, signal, limits, secretEnv: deps.secretEnv, ...images }),
-  );
+  const result = await runTool(tool, args, {
+    cwd,
+    signal,
+    limits,
+    secretEnv: deps.secretEnv,
+    ...images,
+  });
+  if (!result.success || signal.aborted) return await complete(result);
+  const post = await postToolHooks(hooks, turn.session, config, callInfo, result, signal)
+    .catch(() => undefined);
+  await notify(turn, post, deps).catch(() => {});
+  if (post?.stop) turn.stopRequested = post.stop.reason;
+  // The call ran; what its hooks say reaches the model after its output.
+  const notes = [
+    ...(post?.block !== undefined ? [`PostToolUse hook feedback:\n${post.block}`] : []),
+    ...(post?.context !== undefined ? [`PostToolUse hook context:\n${post.context}`] : []),
+  ];
+  if (notes.length === 0) return await complete(result);
+  return await complete({ ...result, output: [result.output, ...notes].join("\n\n") });
+}
+
+/** What the model reads for a call a hook's `continue: false` stopped before it ran. */
+const HOOK_STOPPED = "A hook ended the turn before this call ran:";
+
+/** Sends a hook outcome's notices, to a client that takes them. */
+async function notify(
+  turn: Turn,
+  outcome: HookOutcome | undefined,
+  deps: Pick<AgentDeps, "notices" | "signal">,
+): Promise<void> {
+  if (!deps.notices || !outcome?.notices) return;
+  for (const message of outcome.notices) {
+    await turn.emit("turn.notice", {
+      message: truncateText(message, turn.fieldBudget).text,
+    }, deps.signal);
+  }
 }

@@ -15,6 +15,8 @@ import type {
   TurnEvent,
 } from "../../protocol/turn_events.ts";
 import type { ChatMessage, ImagePart, ProviderUsage } from "../provider/types.ts";
+import { costOf, roundUsd } from "../provider/pricing.ts";
+import type { ModelPrice } from "../pricing.ts";
 import type { HistoryCut, Session } from "./session.ts";
 import { truncateText } from "../tools/output.ts";
 
@@ -53,6 +55,15 @@ export interface TurnOptions {
   /** Omitted: nobody observes the end. */
   onEnd?: TurnEndObserver;
 }
+
+/** The counts of a provider's usage that a turn sums. */
+const USAGE_KEYS = [
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_prompt_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+] as const satisfies readonly (keyof ProviderUsage)[];
 
 /** Sent instead of a failure message when even the bounded one does not fit a frame. */
 const FAILURE_TOO_LARGE = "the failure message did not fit max_server_frame_bytes";
@@ -115,11 +126,17 @@ export class Turn {
   readonly images: readonly ImagePart[];
   /** The bytes one free-text field may take (see {@link fieldBudget}). */
   readonly fieldBudget: number;
+  /**
+   * scv 0.3: why a hook asked the turn to end (`continue: false`); the agent loop then stops
+   * after the current step and completes the turn.
+   */
+  stopRequested: string | undefined;
   #sink: TurnSink;
   #onEnd: TurnEndObserver | undefined;
   #start = -1;
   #steps = 0;
   #usage: ProviderUsage = {};
+  #cost: number | undefined;
   #end: TurnEnd | undefined;
   #ended = Promise.withResolvers<TurnEnd>();
 
@@ -171,13 +188,21 @@ export class Turn {
 
   /** Tokens this turn's provider calls reported, as `turn.completed` carries them. */
   get usage(): Usage | undefined {
-    const { prompt_tokens, completion_tokens } = this.#usage;
+    const t = this.#usage;
     // A usage chunk without token counts (only total_tokens, say) reports nothing to sum.
-    if (prompt_tokens === undefined && completion_tokens === undefined) return undefined;
+    if (t.prompt_tokens === undefined && t.completion_tokens === undefined) return undefined;
     const u: Usage = {};
-    if (prompt_tokens !== undefined) u.input_tokens = prompt_tokens;
-    if (completion_tokens !== undefined) u.output_tokens = completion_tokens;
+    if (t.prompt_tokens !== undefined) u.input_tokens = t.prompt_tokens;
+    if (t.completion_tokens !== undefined) u.output_tokens = t.completion_tokens;
+    if (t.cached_prompt_tokens !== undefined) u.cached_input_tokens = t.cached_prompt_tokens;
+    if (t.cache_write_tokens !== undefined) u.cache_creation_input_tokens = t.cache_write_tokens;
+    if (t.reasoning_tokens !== undefined) u.reasoning_tokens = t.reasoning_tokens;
     return u;
+  }
+
+  /** This turn's cost in USD by `pricing`; undefined while no priced call reported usage. */
+  get costUsd(): number | undefined {
+    return this.#cost === undefined ? undefined : roundUsd(this.#cost);
   }
 
   /** How the turn ended, once {@link Turn.finish} was called. */
@@ -216,16 +241,23 @@ export class Turn {
     this.#steps++;
   }
 
-  /** Adds one provider call's reported tokens to the turn's and the session's totals. */
-  addUsage(usage: ProviderUsage): void {
-    const { prompt_tokens, completion_tokens } = usage;
-    if (prompt_tokens !== undefined) {
-      this.#usage.prompt_tokens = (this.#usage.prompt_tokens ?? 0) + prompt_tokens;
-      this.session.usage.input_tokens += prompt_tokens;
+  /**
+   * Adds one provider call's reported tokens to the turn's and the session's totals, and its
+   * cost by `price` (the call's model's; omitted: it has none) to both costs.
+   */
+  addUsage(usage: ProviderUsage, price?: ModelPrice): void {
+    for (const key of USAGE_KEYS) {
+      const n = usage[key];
+      if (n !== undefined) this.#usage[key] = (this.#usage[key] ?? 0) + n;
     }
-    if (completion_tokens !== undefined) {
-      this.#usage.completion_tokens = (this.#usage.completion_tokens ?? 0) + completion_tokens;
-      this.session.usage.output_tokens += completion_tokens;
+    if (usage.prompt_tokens !== undefined) this.session.usage.input_tokens += usage.prompt_tokens;
+    if (usage.completion_tokens !== undefined) {
+      this.session.usage.output_tokens += usage.completion_tokens;
+    }
+    if (price) {
+      const cost = costOf(usage, price);
+      this.#cost = (this.#cost ?? 0) + cost;
+      this.session.usage.cost_usd = (this.session.usage.cost_usd ?? 0) + cost;
     }
   }
 
@@ -278,11 +310,10 @@ export class Turn {
       ? { ...end, message: truncateText(end.message, this.fieldBudget).text }
       : end;
     // Steers that never entered go back to the client, so none is lost without a word. A
-    // completing turn closed its steers before deciding to complete, so it has none.
+    // turn that completes on its own closed its steers when it decided to, so it has none; one
+    // a hook stopped may.
     const dropped = this.session.inbox.closeTurn(this.id);
-    if (dropped.length > 0 && final.type !== "turn.completed") {
-      final = { ...final, dropped_steers: dropped };
-    }
+    if (dropped.length > 0) final = { ...final, dropped_steers: dropped };
     this.#end = final;
     try {
       await this.#onEnd?.(final, this);
@@ -293,12 +324,15 @@ export class Turn {
   }
 
   async #sendTerminal(end: TurnEnd): Promise<void> {
-    const { type, ...body } = end;
+    const { type, ...rest } = end;
+    const total = this.session.usage.cost_usd;
+    const body = total === undefined ? rest : { ...rest, session_cost_usd: roundUsd(total) };
     try {
       await this.#send(type, body);
     } catch (e) {
       if (!(e instanceof FrameTooLargeError) || end.type !== "turn.failed") return;
-      await this.#send(type, { code: end.code, message: FAILURE_TOO_LARGE }).catch(() => {});
+      const short = { ...body, code: end.code, message: FAILURE_TOO_LARGE };
+      await this.#send(type, short).catch(() => {});
     }
   }
 

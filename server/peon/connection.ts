@@ -22,6 +22,7 @@ import type { Session } from "../core/session.ts";
 import type { TurnEndObserver } from "../core/turn.ts";
 import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import { endSessionHooks } from "../core/hook_points.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { EXIT, MAX_SESSIONS } from "./context.ts";
@@ -171,6 +172,10 @@ export class Connection {
       await this.#writer.abort("cleanup grace period over");
       await graceful.catch(() => {});
     }
+    // Each session's SessionEnd hooks, bounded (hook_points.ts), before its file is released.
+    await Promise.allSettled(
+      [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
+    );
     // Every turn has ended (or was abandoned): release the session files' locks.
     for (const s of this.#cx.sessions.values()) s.recorder?.close();
     await this.#input.cancel().catch(() => {});

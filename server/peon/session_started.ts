@@ -8,6 +8,8 @@
 import type { EventOf } from "../../protocol/turn_events.ts";
 import type { Config } from "../config.ts";
 import type { Session } from "../core/session.ts";
+import { roundUsd } from "../provider/pricing.ts";
+import { hookGroups } from "../hooks_config.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
 import type { SandboxReport } from "../sandbox/mod.ts";
 
@@ -49,6 +51,11 @@ export function sessionStartedBody(
           kind: w.kind,
         })),
       }
+      : {}),
+    ...(hookGroups(config.hooks).length > 0 ? { hooks: hookGroups(config.hooks) } : {}),
+    // A resumed session's cost so far, so a client's total goes on from it.
+    ...(session.usage.cost_usd !== undefined
+      ? { session_cost_usd: roundUsd(session.usage.cost_usd) }
       : {}),
   };
 }

@@ -102,6 +102,12 @@ export class AnthropicAccumulator {
         if (count(k)) input += u[k] as number;
       }
       this.#usage.prompt_tokens = input;
+      if (count("cache_read_input_tokens")) {
+        this.#usage.cached_prompt_tokens = u.cache_read_input_tokens as number;
+      }
+      if (count("cache_creation_input_tokens")) {
+        this.#usage.cache_write_tokens = u.cache_creation_input_tokens as number;
+      }
       changed = true;
     }
     if (count("output_tokens")) {

@@ -234,7 +234,20 @@ export function usageOf(value: unknown): ProviderUsage | undefined {
   const out: ProviderUsage = {};
   if (isCount(u.prompt_tokens)) out.prompt_tokens = u.prompt_tokens;
   if (isCount(u.completion_tokens)) out.completion_tokens = u.completion_tokens;
+  // OpenAI's details; DeepSeek reports its cache hits at the top level instead.
+  const cached = detail(u.prompt_tokens_details, "cached_tokens") ??
+    (isCount(u.prompt_cache_hit_tokens) ? u.prompt_cache_hit_tokens : undefined);
+  if (cached !== undefined) out.cached_prompt_tokens = cached;
+  const reasoning = detail(u.completion_tokens_details, "reasoning_tokens");
+  if (reasoning !== undefined) out.reasoning_tokens = reasoning;
   return out.prompt_tokens !== undefined || out.completion_tokens !== undefined ? out : undefined;
+}
+
+/** One count of a `*_tokens_details` object, when it reports it. */
+export function detail(details: unknown, key: string): number | undefined {
+  if (typeof details !== "object" || details === null) return undefined;
+  const v = (details as Record<string, unknown>)[key];
+  return isCount(v) ? v : undefined;
 }
 
 /** A token count as a provider may report it: a non-negative safe integer. */

@@ -11,6 +11,7 @@ import { utf8Length } from "../utf8.ts";
 import { ResponseCaps } from "./caps.ts";
 import type { ResponseLimits } from "./limits.ts";
 import { closingEvents, reported, toolCalls } from "./response_end.ts";
+import { detail } from "./chat_accumulator.ts";
 import { ProviderError, type ProviderEvent, type ProviderUsage } from "./types.ts";
 
 interface Call {
@@ -182,5 +183,9 @@ function usageOf(value: unknown): ProviderUsage | undefined {
   const ok = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
   if (ok(u.input_tokens)) out.prompt_tokens = u.input_tokens;
   if (ok(u.output_tokens)) out.completion_tokens = u.output_tokens;
+  const cached = detail(u.input_tokens_details, "cached_tokens");
+  if (cached !== undefined) out.cached_prompt_tokens = cached;
+  const reasoning = detail(u.output_tokens_details, "reasoning_tokens");
+  if (reasoning !== undefined) out.reasoning_tokens = reasoning;
   return out.prompt_tokens !== undefined || out.completion_tokens !== undefined ? out : undefined;
 }

@@ -86,6 +86,12 @@ export interface ProviderUsage {
   prompt_tokens?: number;
   /** Tokens of the answer. */
   completion_tokens?: number;
+  /** Of `prompt_tokens`, those read from the provider's prompt cache. */
+  cached_prompt_tokens?: number;
+  /** Of `prompt_tokens`, those written to the prompt cache (Anthropic's cache creation). */
+  cache_write_tokens?: number;
+  /** Of `completion_tokens`, those spent on reasoning. */
+  reasoning_tokens?: number;
 }
 
 /** One provider call's input. */

@@ -10,8 +10,8 @@
 import { errorText } from "../error_text.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { SessionFile } from "./session_file.ts";
-import type { SessionRecord, ToolMeta, TurnEnd, WaitingRecord } from "./records.ts";
-import { FORMAT_VERSION, titleOf } from "./records.ts";
+import type { RecordedUsage, SessionRecord, ToolMeta, TurnEnd, WaitingRecord } from "./records.ts";
+import { FORMAT_VERSION, recordedUsage, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
 
@@ -20,7 +20,7 @@ export interface RecordedSessionView {
   readonly id: string;
   readonly cwd: string;
   readonly history: readonly ChatMessage[];
-  readonly usage: { input_tokens: number; output_tokens: number };
+  readonly usage: RecordedUsage;
   readonly compactedMessages: number;
   /** The last seq handed out. */
   readonly lastSeq: number;
@@ -129,6 +129,11 @@ export class Recorder {
   /** Turns ended so far (resumed ones included). */
   get turns(): number {
     return this.#turns;
+  }
+
+  /** The session file's path once it exists (hooks get it as `transcript_path`). */
+  get path(): string | undefined {
+    return this.#file?.path;
   }
 
   /**
@@ -255,7 +260,7 @@ export class Recorder {
     return {
       t: "mark",
       seq: seq ?? v.lastSeq,
-      usage: { input_tokens: v.usage.input_tokens, output_tokens: v.usage.output_tokens },
+      usage: recordedUsage(v.usage),
       compacted: v.compactedMessages,
       ...(end ? { end } : {}),
       at: this.#o.store?.timestamp() ?? new Date().toISOString(),

@@ -7,7 +7,7 @@
  * {"t":"header","v":1,"session_id":"…","cwd":"/w","model":"m","approval_policy":"on-risk","created_at":"…"}
  * {"t":"msg","m":{"role":"user","content":"Fix the test."}}
  * {"t":"msg","m":{"role":"tool","tool_call_id":"c1","content":"ok"},"tool":{"name":"bash","success":true,"summary":"Run shell command: ls"}}
- * {"t":"mark","seq":7,"usage":{"input_tokens":120,"output_tokens":30},"compacted":0,"end":"completed","at":"…"}
+ * {"t":"mark","seq":7,"usage":{"input_tokens":120,"output_tokens":30,"cost_usd":0.0012},"compacted":0,"end":"completed","at":"…"}
  * ```
  *
  * `msg` appends to the history (with the seq of the last event sent before it); `rewrite` drops the oldest `drop` messages and puts `prepend`
@@ -32,10 +32,31 @@ export interface ToolMeta {
   summary?: string;
 }
 
-/** Input and output tokens summed over a session's turns. */
+/** Input and output tokens summed over a session's turns, and what they cost. */
 export interface RecordedUsage {
   input_tokens: number;
   output_tokens: number;
+  /** scv 0.3: USD by `pricing`; omitted while no priced provider call was made. */
+  cost_usd?: number;
+}
+
+/**
+ * The usage totals as a mark records them: only the known fields, so that what a session
+ * object carries besides them never reaches the file.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordedUsage } from "./records.ts";
+ * assert.deepEqual(recordedUsage({ input_tokens: 1, output_tokens: 2 }), { input_tokens: 1, output_tokens: 2 });
+ * ```
+ */
+export function recordedUsage(u: RecordedUsage): RecordedUsage {
+  return {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    ...(u.cost_usd !== undefined ? { cost_usd: u.cost_usd } : {}),
+  };
 }
 
 /** How a turn ended. */
@@ -182,7 +203,9 @@ function isToolMeta(v: unknown): v is ToolMeta {
 
 function isUsage(v: unknown): v is RecordedUsage {
   return isObject(v) && Number.isSafeInteger(v.input_tokens) &&
-    Number.isSafeInteger(v.output_tokens);
+    Number.isSafeInteger(v.output_tokens) &&
+    (v.cost_usd === undefined ||
+      (typeof v.cost_usd === "number" && Number.isFinite(v.cost_usd) && v.cost_usd >= 0));
 }
 
 /** The header a line holds, or undefined when it is not a header this build can read. */
@@ -358,7 +381,7 @@ function apply(s: ReplayedSession, line: string): boolean {
       ) return false;
       // seq never goes back, even should a foreign line claim so.
       s.seq = Math.max(s.seq, r.seq as number);
-      s.usage = { input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens };
+      s.usage = recordedUsage(r.usage);
       s.compacted = r.compacted as number;
       s.updatedAt = r.at;
       if (r.end !== undefined) s.turns++;

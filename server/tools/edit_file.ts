@@ -13,6 +13,7 @@ import { atomicWrite, OutsideWorkspaceError } from "./atomic_write.ts";
 import { unifiedDiff } from "./diff.ts";
 import { truncateText } from "./output.ts";
 import { applyEdit, editRefusal } from "./edit_text.ts";
+import { editPreview } from "./change_preview.ts";
 
 /** Largest file edited; the whole file is held in memory, twice. */
 export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
@@ -98,5 +99,6 @@ export const editFileTool = defineTool({
   // A write tool never leaves the workspace, so `auto` lets it run.
   autoApproved: () => true,
   summary: (args) => `Edit file: ${args.path}`,
+  preview: (args, ctx) => editPreview(ctx.cwd, args),
   run,
 });

@@ -124,6 +124,18 @@ export interface ToolResult {
   images?: ImagePart[];
 }
 
+/** A file change a call would make, shown before it runs (`approval.requested.preview`). */
+export interface FileChangePreview {
+  /** The path as diffs show it: relative to the workspace. */
+  path: string;
+  /** The absolute path. */
+  absolute: string;
+  /** The file's text now; null when it does not exist yet. */
+  before: string | null;
+  /** Its text after the call. */
+  after: string;
+}
+
 /** One tool. `A` is the parsed argument type. */
 export interface Tool<A = unknown> {
   /** The name the model calls it by. */
@@ -156,6 +168,11 @@ export interface Tool<A = unknown> {
    * only `read` calls do.
    */
   autoApproved?(risk: Risk): boolean;
+  /**
+   * The file change a call would make, read now for the approval preview; undefined when there
+   * is none to show (the call would fail, the file is not text). Absent for other tools.
+   */
+  preview?(args: A, ctx: { cwd: string }): Promise<FileChangePreview | undefined>;
   /** Runs one call. Should not throw; a throw is reported as a failed call. */
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -8,6 +8,7 @@ import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./to
 import { writeTarget } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";
 import { atomicWrite, OutsideWorkspaceError } from "./atomic_write.ts";
+import { writePreview } from "./change_preview.ts";
 
 const encoder = new TextEncoder();
 
@@ -70,5 +71,6 @@ export const writeFileTool = defineTool({
   // A write tool never leaves the workspace, so `auto` lets it run.
   autoApproved: () => true,
   summary: (args) => `Write file: ${args.path} (${encoder.encode(args.content).length} bytes)`,
+  preview: (args, ctx) => writePreview(ctx.cwd, args),
   run,
 });

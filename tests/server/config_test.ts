@@ -92,6 +92,9 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     persist_sessions: true,
     session_retention_days: 30,
     max_sessions: 500,
+    pricing: {},
+    hooks: {},
+    notify: true,
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
@@ -552,3 +555,43 @@ Deno.test("an optional config location through a file is skipped like a missing 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("pricing entries merge by model across config files", () => {
+  const c = loadConfig(
+    { config: "/x.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg" }, {
+      [XDG]:
+        '{ "pricing": { "a": { "input": 1, "output": 2 }, "b": { "input": 3, "output": 4 } } }',
+      "/x.jsonc": '{ "pricing": { "b": { "input": 5, "output": 6, "cached_input": 0.5 } } }',
+    }),
+  );
+  assert.deepEqual(c.pricing, {
+    a: { input: 1, output: 2 },
+    b: { input: 5, output: 6, cached_input: 0.5 },
+  });
+});
+
+for (
+  const [value, pattern] of [
+    ["[]", /"pricing" must be an object of model names to prices/],
+    ['{ "m": 3 }', /"pricing\.m" must be an object like/],
+    ['{ "m": { "output": 1 } }', /"pricing\.m\.input" is required/],
+    ['{ "m": { "input": -1, "output": 1 } }', /"pricing\.m\.input" must be a number .* got -1/],
+    [
+      '{ "m": { "input": "0.4", "output": 1 } }',
+      /"pricing\.m\.input" must be a number .* got "0\.4"/,
+    ],
+    [
+      '{ "m": { "input": 1, "output": 1, "cachd_input": 1 } }',
+      /"pricing\.m\.cachd_input" is not a price/,
+    ],
+  ] as const
+) {
+  Deno.test(`pricing ${value} is an error naming the model and the price`, () => {
+    const e = configError(() =>
+      loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": `{ "pricing": ${value} }` }))
+    );
+    assert.match(e.message, /"\/x\.jsonc"/);
+    assert.match(e.message, pattern);
+  });
+}

@@ -12,6 +12,7 @@ import { LiveRegion } from "../../tui/terminal.ts";
 import { displayWidth, makeStyle } from "../../tui/text.ts";
 import { applyAll, readyState, TurnScript } from "./fixtures.ts";
 import { assertSnapshot } from "./snapshot.ts";
+import type { ServerEvent } from "../../protocol/types.ts";
 import stripAnsi from "strip-ansi";
 import { editFileTool } from "../../server/tools/edit_file.ts";
 
@@ -630,4 +631,17 @@ Deno.test("a narrow notice with a double space that is not a command row wraps a
   const text = "look at @src/main.ts  and @big.txt please, both of them";
   const lines = renderItem({ kind: "notice", level: "info", text }, { ...view, width: 30 });
   assertEquals(lines[0], "· look at @src/main.ts  and");
+});
+
+Deno.test("status line shows the session's cost after the context use when the server reports it", () => {
+  const { s, t } = startTurn();
+  applyAll(s, [
+    t.completedText("ok"),
+    { ...t.completed(12000, 800), session_cost_usd: 0.0421 } as ServerEvent,
+  ]);
+  const line = statusLine(s, view);
+  assertEquals(
+    line,
+    "gpt-test · ~/project · ctx 12.8k/128k (10%) · $0.0421" + " ".repeat(3) + "idle",
+  );
 });

@@ -35,6 +35,8 @@ export interface EffectRunnerOptions {
   listModels: () => Promise<ModelList>;
   /** Indexes the workspace's files for `@path` completion. */
   indexFiles: () => Promise<WorkspaceIndex>;
+  /** Writes a notification to the terminal (OSC 9 or BEL); omitted: none is written. */
+  notify?: (message: string) => void;
 }
 
 /** Runs effects; its async disposal drops the reply timers and waits for the history save. */
@@ -75,6 +77,9 @@ export class EffectRunner implements AsyncDisposable {
         break;
       case "clear-screen":
         render.requestClear();
+        break;
+      case "notify":
+        this.#o.notify?.(fx.message);
         break;
       case "flush":
         // Many items finished since the last frame: write them now instead of holding them.

@@ -9,6 +9,8 @@ import {
   AUTOWRAP_ON,
   CURSOR_HIDE,
   CURSOR_SHOW,
+  FOCUS_OFF,
+  FOCUS_ON,
   PASTE_OFF,
   PASTE_ON,
   SYNC_END,
@@ -104,10 +106,13 @@ export function divertConsole(line: (text: string) => void): Disposable {
   };
 }
 
-/** Leaves raw mode, shows the cursor, disables bracketed paste; safe to call twice. */
+/**
+ * Leaves raw mode, shows the cursor, disables bracketed paste and focus reporting; safe to call
+ * twice.
+ */
 export function restoreTerminal(): void {
   try {
-    writeAll(SYNC_END + AUTOWRAP_ON + PASTE_OFF + CURSOR_SHOW);
+    writeAll(SYNC_END + AUTOWRAP_ON + PASTE_OFF + FOCUS_OFF + CURSOR_SHOW);
   } catch {
     // stdout is gone.
   }
@@ -119,7 +124,7 @@ export function restoreTerminal(): void {
 }
 
 /**
- * Puts the terminal in raw mode with bracketed paste and a hidden cursor. The returned
+ * Puts the terminal in raw mode with bracketed paste, focus reporting and a hidden cursor. The returned
  * disposable restores it, and is returned before raw mode is tried, so a failure half-way is
  * undone too: the caller registers it first (`stack.use(rawMode(…))` would not run on a throw).
  */
@@ -127,7 +132,7 @@ export function rawTerminal(): Disposable & { enter(): void } {
   return {
     enter() {
       Deno.stdin.setRaw(true);
-      writeAll(PASTE_ON + CURSOR_HIDE);
+      writeAll(PASTE_ON + FOCUS_ON + CURSOR_HIDE);
     },
     [Symbol.dispose]: restoreTerminal,
   };

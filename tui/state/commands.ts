@@ -8,6 +8,7 @@ import {
   contextUnknown,
   formatBytes,
   formatTokens,
+  formatUsd,
   mcpServerText,
 } from "./format.ts";
 import {
@@ -50,6 +51,9 @@ function statusText(state: ClientState): string {
       : `Context: ${formatTokens(ctx)}${
         max ? ` of ${formatTokens(max)} tokens (${contextPercent(ctx, max)}%)` : " tokens"
       }`,
+    s?.costUsd !== undefined
+      ? `Cost: ${formatUsd(s.costUsd)} this session (by the pricing setting)`
+      : "Cost: not known (no pricing for this model in the configuration)",
     `Turn: ${state.turn ? state.turn.phase : "idle"}`,
     `Transcript: ${plural(state.transcript.length, "item")}, ${
       formatBytes(state.transcriptBytes)
@@ -60,10 +64,20 @@ function statusText(state: ClientState): string {
     `Prompt history: ${plural(state.history.entries.length, "entry", "entries")}`,
     `Approval policy: ${state.approvalPolicy} (/rules lists the approval rules)`,
     ...sandboxText(state),
+    ...(s?.hooks && s.hooks.length > 0 ? [`Hooks: ${hooksText(s.hooks)}`] : []),
     ...(s && s.mcpServers.length > 0
       ? [`MCP servers (at session start): ${s.mcpServers.map(mcpServerText).join(" · ")}`]
       : []),
   ].join("\n");
+}
+
+/** The hooks as `/status` lists them: `PreToolUse Bash (1) · Stop (2)`. */
+function hooksText(groups: NonNullable<NonNullable<ClientState["session"]>["hooks"]>): string {
+  return groups.map((g) =>
+    `${g.event}${g.matcher !== undefined && g.matcher !== "" ? ` ${g.matcher}` : ""} (${
+      plural(g.commands, "command")
+    })`
+  ).join(" · ");
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

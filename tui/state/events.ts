@@ -18,6 +18,7 @@ import {
 } from "./model.ts";
 import { appendStreamText, completeStreaming, endStreaming } from "./stream_blocks.ts";
 import { finishItem, notice } from "./transcript.ts";
+import { notifyEffects } from "./notify.ts";
 import { mcpLine, toolSummary } from "./format.ts";
 import { rememberedText, rulesListText } from "./rules_text.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
@@ -81,6 +82,13 @@ function contextEstimate(event: ServerEventOf<"turn.completed">): number | undef
   }
   const steps = Math.max(1, event.steps);
   return Math.round(((usage.input_tokens ?? 0) + (usage.output_tokens ?? 0)) / steps);
+}
+
+/** Keeps the session's cost as a turn's end reports it. */
+function noteCost(state: ClientState, event: { session_cost_usd?: number | undefined }): void {
+  if (state.session && event.session_cost_usd !== undefined) {
+    state.session.costUsd = event.session_cost_usd;
+  }
 }
 
 function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[] {
@@ -160,6 +168,8 @@ export const EVENT_HANDLERS: EventTable = {
         resumed: event.resumed === true,
         sandbox: event.sandbox,
         mcpServers: event.mcp_servers ?? [],
+        costUsd: event.session_cost_usd,
+        hooks: event.hooks ?? [],
       };
       state.model = event.model;
       state.cwd = event.cwd;
@@ -222,6 +232,8 @@ export const EVENT_HANDLERS: EventTable = {
       state.transcriptBytes = 0;
       // The outbox stays: what is waiting was never shown, and the cleared frame writes it.
       state.contextTokens = undefined;
+      // The server dropped the usage totals, its cost among them.
+      if (state.session) state.session.costUsd = undefined;
       notice(state, "info", "Session cleared: the conversation starts afresh");
       return [{ kind: "clear-screen" }];
     },
@@ -347,7 +359,7 @@ export const EVENT_HANDLERS: EventTable = {
         choice: "approve",
       };
       phase(turn, "approval");
-      return NONE;
+      return notifyEffects(state, `scv: approval needed: ${event.summary}`);
     },
   },
   "tool.started": {
@@ -410,17 +422,22 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.completed": {
     scope: "turn",
     apply(state, event, turn) {
+      noteCost(state, event);
       const estimate = contextEstimate(event);
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);
+      // Only a turn a hook stopped can end with steers that never entered.
+      if (event.dropped_steers) returnSteers(state, event.dropped_steers);
       followQueued(state);
-      return NONE;
+      if (state.turn) return NONE;
+      return notifyEffects(state, "scv: the turn is done");
     },
   },
   "turn.cancelled": {
     scope: "turn",
     apply(state, event) {
+      noteCost(state, event);
       endTurn(state, "(the turn was cancelled before this call completed)", "cancelled");
       notice(state, "warn", "Turn cancelled");
       returnSteers(state, event.dropped_steers);
@@ -431,11 +448,12 @@ export const EVENT_HANDLERS: EventTable = {
   "turn.failed": {
     scope: "turn",
     apply(state, event) {
+      noteCost(state, event);
       endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
       returnSteers(state, event.dropped_steers);
       followQueued(state);
-      return NONE;
+      return notifyEffects(state, `scv: the turn failed (${event.code})`);
     },
   },
 };

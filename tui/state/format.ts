@@ -59,6 +59,25 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/**
+ * Formats a cost in US dollars: cents from a dollar up, four decimals below it (a session of a
+ * cheap model costs fractions of a cent), and `<$0.0001` for what would round to nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatUsd } from "./format.ts";
+ * assert.deepEqual([formatUsd(12.345), formatUsd(0.01234), formatUsd(0.00001), formatUsd(0)],
+ *   ["$12.35", "$0.0123", "<$0.0001", "$0.00"]);
+ * ```
+ */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return "$0.00";
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd < 0.00005) return "<$0.0001";
+  return `$${usd.toFixed(4)}`;
+}
+
 /** An MCP server's state as `session.started` gives it. */
 interface McpState {
   name: string;

@@ -85,6 +85,18 @@ function resolveApproval(state: ClientState, approved: boolean, always = false):
   }];
 }
 
+/** Rows one PgUp/PgDn moves an approval's diff preview by. */
+export const PREVIEW_SCROLL_ROWS = 8;
+
+function scrollPreview(state: ClientState, by: number): Effect[] {
+  const a = state.approval!;
+  if (a.preview === undefined) return [];
+  // The renderer keeps the window full; here the offset only stays within the text.
+  const lines = a.preview.split("\n").length;
+  a.previewScroll = Math.max(0, Math.min(lines - 1, a.previewScroll + by));
+  return [];
+}
+
 /** Every action a key can be bound to, by name. */
 export const ACTIONS = {
   "composer.submit": (state) => submit(state),
@@ -222,6 +234,9 @@ export const ACTIONS = {
     const choice = state.approval!.choice;
     return resolveApproval(state, choice !== "deny", choice === "always");
   },
+  /** PgUp/PgDn: scroll the diff an edit's approval shows. */
+  "approval.preview-up": (state) => scrollPreview(state, -PREVIEW_SCROLL_ROWS),
+  "approval.preview-down": (state) => scrollPreview(state, PREVIEW_SCROLL_ROWS),
   "approval.approve": (state) => resolveApproval(state, true),
   "approval.always": (state) => resolveApproval(state, true, true),
   "approval.deny": (state) => resolveApproval(state, false),
@@ -288,6 +303,8 @@ export const APPROVAL_KEYMAP: Readonly<Record<string, ActionName>> = {
   "y": "approval.approve",
   "n": "approval.deny",
   "a": "approval.always",
+  "pageup": "approval.preview-up",
+  "pagedown": "approval.preview-down",
 };
 
 /** Chords of the session picker, before the others; typed text filters it. */
@@ -397,6 +414,11 @@ function applyText(
  * ```
  */
 export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
+  // A focus report changes nothing on screen: only whether to notify.
+  if (ev.type === "focus") {
+    state.focused = ev.focused;
+    return [];
+  }
   state.version++;
   const wasArmed = state.exitArmed;
   state.exitArmed = false;

@@ -14,11 +14,13 @@ export {
   contextPercent,
   contextUnknown,
   formatTokens,
+  formatUsd,
   mcpLine,
   sandboxLabel,
   toolSummary,
 } from "./format.ts";
 export { applyEvent, EVENT_HANDLERS } from "./events.ts";
+export { notificationBytes, notifyEffects } from "./notify.ts";
 export type { EventHandler, EventScope, EventTable } from "./events.ts";
 export {
   ACTIONS,

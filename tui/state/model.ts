@@ -180,6 +180,13 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /**
+   * scv 0.3: the session's cost so far in USD (`session_cost_usd` of `session.started` and of
+   * each turn's end); undefined while the server reported none (no `pricing` for the model).
+   */
+  costUsd?: number | undefined;
+  /** scv 0.3: the configured hooks' matcher groups, as `session.started` lists them. */
+  hooks?: NonNullable<ServerEventOf<"session.started">["hooks"]>;
 }
 
 /** Requests of the session (not of a turn) whose reply the TUI waits for. */
@@ -297,6 +304,10 @@ export interface ClientState {
    * server, so going back to one is a switch, not a resume. Oldest first, bounded.
    */
   otherSessions: Map<string, { info: SessionInfo; lastSeq: number }>;
+  /** scv 0.3: whether the terminal has focus, as its focus reports say (true until told). */
+  focused: boolean;
+  /** scv 0.3: the `notify` setting: notify when unfocused. */
+  notify: boolean;
 }
 
 /** A steer or queued prompt sent while a turn ran, until it enters or starts. */
@@ -329,7 +340,9 @@ export type Effect =
   /** Fetch the provider's models (`GET {base_url}/models`) and call `applyModelList`. */
   | { kind: "list-models" }
   /** Index the workspace's files and call `applyWorkspaceIndex`. */
-  | { kind: "index-files" };
+  | { kind: "index-files" }
+  /** scv 0.3: tell the user, who is in another window (OSC 9 or BEL, see `notify.ts`). */
+  | { kind: "notify"; message: string };
 
 /** How long `turn.cancel` and `session.clear` may go unconfirmed before the TUI says so. */
 export const REPLY_TIMEOUT_MS = 5000;
@@ -360,6 +373,8 @@ export interface CreateStateOptions {
   readMention?: MentionReader;
   /** The key that steers a running turn (`steer_key`); omitted: Enter. */
   steerKey?: "enter" | "tab";
+  /** The `notify` setting (default true). */
+  notify?: boolean;
 }
 
 /**
@@ -429,6 +444,8 @@ export function createState(options: CreateStateOptions): ClientState {
     readMention: options.readMention,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
+    focused: true,
+    notify: options.notify ?? true,
   };
 }
 

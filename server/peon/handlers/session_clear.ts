@@ -7,6 +7,7 @@
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import type { ConnectionContext } from "../context.ts";
 import { idleSessionOf } from "../idle_session.ts";
+import { endSessionHooks, startSessionHooks } from "../../core/hook_points.ts";
 
 /**
  * Clears the session and answers `session.cleared`; `turn_active` while a turn runs or queued
@@ -30,7 +31,9 @@ export async function sessionClear(
       }; take them back with turn.dequeue first`,
     );
   }
+  await endSessionHooks(session, cx.config, "clear");
   session.clear();
+  startSessionHooks(session, cx.config, "clear");
   await cx.sendSession<"session.cleared">(
     { type: "session.cleared", request_id: msg.request_id, session_id: session.id },
     session,

@@ -17,6 +17,8 @@ import { workspaceDir } from "../../workspace_dir.ts";
 import { readEnv } from "../../config.ts";
 import { loadRules } from "../../core/rules/load.ts";
 import { RuleFileError } from "../../core/rules/rule.ts";
+import { startSessionHooks } from "../../core/hook_points.ts";
+import { workspaceHooksNotice } from "../../hooks/workspace_hooks.ts";
 
 /** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
 function refusal(cwd: string, cx: ConnectionContext): string | undefined {
@@ -95,6 +97,10 @@ export async function sessionStart(
   }
   session.rules = rules;
   const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
+  const skipped = await workspaceHooksNotice(session.cwd);
+  if (skipped !== undefined) {
+    resumed.notice = resumed.notice === undefined ? skipped : `${resumed.notice}\n${skipped}`;
+  }
   try {
     const started: EventOf<"session.started"> = {
       type: "session.started",
@@ -118,6 +124,7 @@ export async function sessionStart(
   }
   // Only a session the client was told about exists; the input loop waits for this handler.
   cx.sessions.set(session.id, session);
+  startSessionHooks(session, cx.config, msg.resume !== undefined ? "resume" : "startup");
   // After the reply, so that loading the MCP client never delays it.
   cx.mcp?.start(session.cwd);
   // Warm up while the client composes its first prompt; a failure shows in the first turn.

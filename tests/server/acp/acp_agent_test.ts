@@ -6,12 +6,12 @@ import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { type MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { withAgent } from "./support.ts";
 
-Deno.test("acp: initialize advertises embedded context, MCP capabilities and scv's version", async () => {
+Deno.test("acp: initialize advertises images, embedded context, MCP capabilities and scv's version", async () => {
   await withAgent([], {}, async (agent) => {
     const r = await agent.initialize();
     assertEquals(r.protocolVersion, 1);
     assertEquals(r.agentCapabilities?.promptCapabilities, {
-      image: false,
+      image: true,
       audio: false,
       embeddedContext: true,
     });
@@ -255,4 +255,29 @@ Deno.test("acp: the provider's key reaches no command, no update and no recorded
       }
     },
   );
+});
+
+Deno.test("acp: an edit's permission request carries the change as a diff", async () => {
+  const script = [
+    toolCalls([{
+      id: "e1",
+      name: "edit_file",
+      arguments: { path: "n.txt", old_string: "two", new_string: "TWO" },
+    }]),
+    text("Edited."),
+  ];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const ws = await agent.workspace();
+    await Deno.writeTextFile(`${ws}/n.txt`, "one\ntwo\n");
+    const { sessionId } = await agent.newSession(ws);
+    assertEquals((await agent.prompt(sessionId, "Edit n.txt")).stopReason, "end_turn");
+    const asked = agent.permissionRequests[0]!;
+    assertEquals(asked.toolCall.content, [{
+      type: "diff",
+      path: `${ws}/n.txt`,
+      oldText: "one\ntwo\n",
+      newText: "one\nTWO\n",
+    }]);
+  });
 });

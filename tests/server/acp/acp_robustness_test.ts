@@ -99,7 +99,7 @@ Deno.test("acp: a prompt for an unknown session id is an error naming the sessio
   });
 });
 
-Deno.test("acp: an empty prompt and an image prompt get -32602", async () => {
+Deno.test("acp: an empty prompt and an image whose bytes are no image get -32602", async () => {
   await withAgent([], {}, async (agent) => {
     await agent.initialize();
     const { sessionId } = await agent.newSession(await agent.workspace());
@@ -107,9 +107,13 @@ Deno.test("acp: an empty prompt and an image prompt get -32602", async () => {
     assertEquals(empty.code, -32602);
     assertMatch(empty.message, /prompt is empty/);
     const image = await errorOf(
-      agent.prompt(sessionId, [{ type: "image", data: "AA==", mimeType: "image/png" }]),
+      agent.prompt(sessionId, [
+        { type: "text", text: "Look" },
+        { type: "image", data: "AA==", mimeType: "image/png" },
+      ]),
     );
     assertEquals(image.code, -32602);
+    assertMatch(image.message, /attachments\[0\] \("image 1"\): its bytes are not the PNG/);
   });
 });
 

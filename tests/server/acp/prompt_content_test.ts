@@ -8,7 +8,7 @@ Deno.test("text blocks make the prompt, with a space where two would run togethe
     { type: "text", text: "the test" },
     { type: "text", text: " please" },
   ], 1024);
-  assertEquals(r, { ok: true, text: "Fix the test please" });
+  assertEquals(r, { ok: true, text: "Fix the test please", images: [] });
 });
 
 Deno.test("a resource link stays inline as a markdown link", () => {
@@ -16,7 +16,7 @@ Deno.test("a resource link stays inline as a markdown link", () => {
     { type: "text", text: "Look at" },
     { type: "resource_link", name: "a.ts", uri: "file:///ws/a.ts" },
   ], 1024);
-  assertEquals(r, { ok: true, text: "Look at [a.ts](file:///ws/a.ts)" });
+  assertEquals(r, { ok: true, text: "Look at [a.ts](file:///ws/a.ts)", images: [] });
 });
 
 Deno.test("an embedded resource's text is attached after the prompt as a context section", () => {
@@ -27,6 +27,7 @@ Deno.test("an embedded resource's text is attached after the prompt as a context
   assertEquals(r, {
     ok: true,
     text: 'Explain [file:///ws/a.ts]\n\n<context uri="file:///ws/a.ts">\nlet a = 1;\n</context>',
+    images: [],
   });
 });
 
@@ -60,7 +61,7 @@ Deno.test("a resource with no room left at all is named, not attached", () => {
     { type: "text", text: "x".repeat(55) },
     { type: "resource", resource: { uri: "u1", text: "y".repeat(100) } },
   ], 64);
-  assertEquals(r, { ok: true, text: "x".repeat(55) + " [u1]" });
+  assertEquals(r, { ok: true, text: "x".repeat(55) + " [u1]", images: [] });
 });
 
 Deno.test("typed text over max_prompt_bytes is refused with its size", () => {
@@ -77,11 +78,29 @@ Deno.test("an empty or whitespace-only prompt is refused", () => {
   });
 });
 
-Deno.test("image and audio blocks are refused as not advertised", () => {
-  const r = promptText([{ type: "image", data: "AA==", mimeType: "image/png" }], 1024);
+Deno.test("an image block becomes an inline attachment named by its uri", () => {
+  const r = promptText([
+    { type: "text", text: "What is this" },
+    { type: "image", data: "AA==", mimeType: "image/png", uri: "file:///ws/shot%201.png" },
+  ], 1024);
   assertEquals(r, {
+    ok: true,
+    text: "What is this",
+    images: [{ type: "image", media_type: "image/png", data: "AA==", name: "shot 1.png" }],
+  });
+});
+
+Deno.test("an image block of another type and an audio block are refused", () => {
+  const bmp = promptText([{ type: "image", data: "AA==", mimeType: "image/bmp" }], 1024);
+  assertEquals(bmp, {
     ok: false,
-    message: "image content is not supported: scv's promptCapabilities.image is false",
+    message:
+      `image 1: mimeType "image/bmp" is not one of image/png, image/jpeg, image/gif, image/webp`,
+  });
+  const audio = promptText([{ type: "audio", data: "AA==", mimeType: "audio/wav" }], 1024);
+  assertEquals(audio, {
+    ok: false,
+    message: "audio content is not supported: scv's promptCapabilities.audio is false",
   });
 });
 
@@ -93,5 +112,6 @@ Deno.test("a binary resource is named in the prompt but its bytes are not attach
   assertEquals(r, {
     ok: true,
     text: "What is this [file:///a.png] (binary image/png, not attached)",
+    images: [],
   });
 });

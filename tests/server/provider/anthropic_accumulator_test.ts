@@ -37,7 +37,7 @@ Deno.test("thinking, text and tool_use blocks become reasoning, text and one cal
   ]);
   assertEquals(out.filter((e) => e.type === "usage").at(-1), {
     type: "usage",
-    usage: { prompt_tokens: 7, completion_tokens: 9 },
+    usage: { prompt_tokens: 7, completion_tokens: 9, cache_write_tokens: 2 },
   });
   const done = out.at(-1)!;
   assert(done.type === "done");

@@ -116,9 +116,12 @@ for (const d of [ANTHROPIC, RESPONSES]) {
         const { done, of } = await turn("text");
         assertEquals(of("assistant.completed").map((e) => e.content), [`Hello from ${d.name}.`]);
         assertEquals(of("assistant.delta").map((e) => e.content).join(""), `Hello from ${d.name}.`);
+        // The Anthropic fixture reads 2 of its 11 prompt tokens from the cache.
+        const cached = d === ANTHROPIC ? { cached_input_tokens: 2 } : {};
         assertEquals([done.type, done.usage], ["turn.completed", {
           input_tokens: 11,
           output_tokens: 7,
+          ...cached,
         }]);
         assertEquals(mock.requests[0]!.path, d.path);
       });
@@ -151,7 +154,8 @@ for (const d of [ANTHROPIC, RESPONSES]) {
               d.id(0),
             ]);
           }
-          assertEquals(done.usage, { input_tokens: 22, output_tokens: 14 });
+          const cached = d === ANTHROPIC ? { cached_input_tokens: 4 } : {};
+          assertEquals(done.usage, { input_tokens: 22, output_tokens: 14, ...cached });
         },
       );
 

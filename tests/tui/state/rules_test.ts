@@ -4,10 +4,19 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import type { ServerEvent } from "../../../protocol/schema.ts";
-import { applyEvent } from "../../../tui/state/mod.ts";
+import { applyEvent, applyKey } from "../../../tui/state/mod.ts";
 import { createRenderCache, renderLive, type View } from "../../../tui/render.ts";
 import { makeStyle } from "../../../tui/text.ts";
-import { applyAll, enter, notices, readyState, sent, TurnScript, typeText } from "../fixtures.ts";
+import {
+  applyAll,
+  enter,
+  key,
+  notices,
+  readyState,
+  sent,
+  TurnScript,
+  typeText,
+} from "../fixtures.ts";
 import { assertSnapshot } from "../snapshot.ts";
 
 const view: View = { width: 72, height: 20, style: makeStyle(false), home: "/work" };
@@ -93,4 +102,55 @@ Deno.test("/rules asks for the rules in force and shows the answer", () => {
     text,
   );
   assert(text.includes("2 more not shown"), text);
+});
+
+function awaitingEdit(preview: string) {
+  const s = readyState();
+  const [start] = enter(s, "go");
+  const t = new TurnScript(start!.request_id!);
+  applyAll(s, [
+    t.started(),
+    t.proposed("e1", "edit_file", { path: "notes.txt", old_string: "a", new_string: "b" }),
+    {
+      ...t.approval("e1", "edit_file", "Edit file: notes.txt"),
+      risk: "write",
+      preview,
+    } as ServerEvent,
+  ]);
+  return s;
+}
+
+const SHORT_DIFF = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+const LONG_DIFF = "--- a/big.txt\n+++ b/big.txt\n@@ -0,0 +1,40 @@\n" +
+  Array.from({ length: 40 }, (_, i) => `+line ${i + 1}`).join("\n") + "\n";
+
+Deno.test("an edit's approval box shows the diff it would make", async () => {
+  const s = awaitingEdit(SHORT_DIFF);
+  await assertSnapshot("approval_preview", renderLive(s, view, createRenderCache()));
+});
+
+Deno.test("a long preview scrolls with PgDn and PgUp, the choices always in view", async () => {
+  const s = awaitingEdit(LONG_DIFF);
+  const first = renderLive(s, view, createRenderCache());
+  await assertSnapshot("approval_preview_long", first);
+  applyKey(s, key("pagedown"));
+  const scrolled = renderLive(s, view, createRenderCache());
+  await assertSnapshot("approval_preview_scrolled", scrolled);
+  for (const lines of [first, scrolled]) {
+    assert(lines.some((l) => l.includes("[y] approve")), lines.join("\n"));
+    assert(lines.length <= view.height - 1);
+  }
+  for (let i = 0; i < 10; i++) applyKey(s, key("pagedown"));
+  const last = renderLive(s, view, createRenderCache()).join("\n");
+  assert(last.includes("+line 40") && last.includes("of 41"), last);
+  applyKey(s, key("pageup"));
+  applyKey(s, key("pageup"));
+  assert(!renderLive(s, view, createRenderCache()).join("\n").includes("+line 40"));
+});
+
+Deno.test("in a short window the choices stay and the preview gives way", () => {
+  const s = awaitingEdit(LONG_DIFF);
+  const lines = renderLive(s, { ...view, height: 8 }, createRenderCache());
+  assert(lines.some((l) => l.includes("[y] approve")), lines.join("\n"));
+  assert(lines.length <= 7);
 });
