@@ -57,6 +57,10 @@ async function main(args: string[]): Promise<number> {
       const { runSandboxCheck } = await import("./cli/sandbox_check.ts");
       return await runSandboxCheck(cmd.options);
     }
+    case "protocol-schema": {
+      const { runProtocolSchema } = await import("./cli/protocol_schema.ts");
+      return await runProtocolSchema();
+    }
     case "rules-check": {
       const { runRulesCheck } = await import("./cli/rules_command.ts");
       return await runRulesCheck(cmd.options);

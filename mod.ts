@@ -19,6 +19,7 @@
  * @module
  */
 export * from "./protocol/constants.ts";
+export * from "./protocol/wire.ts";
 export type * from "./protocol/types.ts";
 export * from "./protocol/turn_events.ts";
 export {
@@ -47,6 +48,7 @@ export type {
   ArgumentIssue,
   ArgumentSchema,
   ArgumentsOf,
+  FileChangePreview,
   Tool,
   ToolContext,
   ToolLimits,

@@ -70,6 +70,7 @@ export type ParsedCommand =
   | { kind: "exec"; options: ExecOptions }
   | { kind: "sessions"; options: SessionsOptions }
   | { kind: "sandbox-check"; options: SandboxCheckOptions }
+  | { kind: "protocol-schema" }
   | { kind: "rules-check"; options: RulesCheckOptions }
   | { kind: "tui"; options: TuiOptions };
 
@@ -309,6 +310,16 @@ Examples:
       result = { kind: "sandbox-check", options: { flags: flagsOf(o), cwd: o.cwd } };
     });
 
+  const protocol = program.command("protocol").description("the Peon wire protocol");
+  protocol.command("schema")
+    .description(
+      "print the JSON Schema (draft 2020-12) of every client message and server event, " +
+        "generated from the protocol's zod schemas",
+    )
+    .action(() => {
+      result = { kind: "protocol-schema" };
+    });
+
   const rules = program.command("rules").description("the approval rules (see the README)");
   common(rules.command("check"), true)
     .argument("<command...>", "after --: a command line as one argument, or a command's words")
@@ -325,11 +336,13 @@ Examples:
   const first = args[0];
   if (
     first !== undefined && !first.startsWith("-") &&
-    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "help"].includes(first)
+    !["tui", "server", "exec", "acp", "sessions", "sandbox", "rules", "protocol", "help"]
+      .includes(first)
   ) {
     Deno.stderr.writeSync(
       new TextEncoder().encode(
-        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, sandbox and rules ` +
+        `scv: unknown command "${first}"; the commands are tui, server, exec, acp, sessions, ` +
+          `sandbox, rules and protocol ` +
           `(run scv --help)\n`,
       ),
     );

@@ -1,13 +1,15 @@
 /**
- * The Peon protocol's plain constants: version, message type names, error and failure codes,
- * risks. Kept free of zod so the server can answer `initialize` before the schemas load; the
- * zod schemas in `schema.ts` re-export all of this and are checked against it.
+ * The Peon protocol's plain constants: version, error and failure codes, risks, limits (the type
+ * names are `wire.ts`'s table). Kept free of zod so the server can answer `initialize` before
+ * the schemas load; the zod schemas in `schema.ts` re-export all of this and are checked
+ * against it.
  *
  * @module
  */
+import { CLIENT_MESSAGE_TYPES, type ClientMessageType } from "./wire.ts";
 
 /** scv's own version: `scv --version`, the server and client names in the handshake. */
-export const SCV_VERSION = "0.1.0";
+export const SCV_VERSION = "0.3.0";
 
 /** The protocol version this build speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -75,29 +77,8 @@ export const RISKS = ["read", "write", "process"] as const;
 /** One risk class. */
 export type Risk = typeof RISKS[number];
 
-/** Every client message type, in the order of the specification. */
-export const CLIENT_MESSAGE_TYPES = [
-  "initialize",
-  "session.start",
-  "turn.start",
-  "turn.cancel",
-  "approval.resolve",
-  "session.clear",
-  // scv 0.2 (docs/sessions.md): recorded sessions.
-  "session.list",
-  "session.history",
-  "session.compact",
-  "session.configure",
-  // scv 0.2 (docs/mcp.md): MCP servers' state and tools.
-  "mcp.status",
-  // scv 0.3 (docs/steering.md): steering the running turn, and the queue behind it.
-  "turn.steer",
-  "turn.dequeue",
-  // scv 0.3 (docs/rules.md): the approval rules in force.
-  "rules.list",
-] as const;
-/** A client message type name. */
-export type ClientMessageType = typeof CLIENT_MESSAGE_TYPES[number];
+// The type names are the wire's one table (wire.ts); re-exported here for existing importers.
+export { CLIENT_MESSAGE_TYPES, type ClientMessageType } from "./wire.ts";
 
 /**
  * Whether a type name is a known client message type.

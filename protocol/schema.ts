@@ -1,7 +1,7 @@
 /**
  * The Peon protocol v1, declared once: every client message and server event as a zod schema,
- * discriminated on `type`. Parsers, the unknown-type rejection and the TypeScript types all
- * derive from these tables, so the wire has one source of truth.
+ * discriminated on `type`, one per name of `wire.ts`'s table. Parsers, the unknown-type
+ * rejection, the TypeScript types and `scv protocol schema` all derive from these tables.
  *
  * Objects are non-strict on purpose: the protocol says unknown fields are ignored, and zod's
  * default object strips them.
@@ -19,11 +19,19 @@ import {
   RISKS,
   TURN_FAILURE_CODES,
 } from "./constants.ts";
+import type { ServerEventType } from "./wire.ts";
 
 export * from "./constants.ts";
+export type { EventKind, ServerEventType, TurnEventType } from "./wire.ts";
+export { SERVER_EVENT_KINDS, SERVER_EVENT_TYPES } from "./wire.ts";
 
 const requestId = z.string().min(1, "must be a non-empty string");
 const id = z.string().min(1, "must be a non-empty string");
+
+/** A table's schemas as the non-empty tuple `z.discriminatedUnion` takes. */
+function schemasOf<T extends Record<string, z.ZodObject>>(table: T): [T[keyof T], ...T[keyof T][]] {
+  return Object.values(table) as [T[keyof T], ...T[keyof T][]];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Client messages
@@ -188,7 +196,10 @@ export const RulesListMessage = z.object({
   session_id: id,
 });
 
-/** Every client message, keyed by `type`. */
+/**
+ * Every client message's schema, keyed by its type: one per name in `wire.ts`'s
+ * `CLIENT_MESSAGE_TYPES`, no more and no fewer (the compiler checks both ways).
+ */
 export const CLIENT_MESSAGES = {
   "initialize": InitializeMessage,
   "session.start": SessionStartMessage,
@@ -204,30 +215,15 @@ export const CLIENT_MESSAGES = {
   "turn.steer": TurnSteerMessage,
   "turn.dequeue": TurnDequeueMessage,
   "rules.list": RulesListMessage,
-} as const;
+} as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
-// The plain list in constants.ts and this table must name the same types (checked by tsc).
+// The table has no key the type list lacks (`satisfies` above checks the other way).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameTypes: Same<ClientMessageType, keyof typeof CLIENT_MESSAGES> = true;
 void _sameTypes;
 
-/** Any client message. */
-export const ClientMessage = z.discriminatedUnion("type", [
-  InitializeMessage,
-  SessionStartMessage,
-  TurnStartMessage,
-  TurnCancelMessage,
-  ApprovalResolveMessage,
-  SessionClearMessage,
-  SessionListMessage,
-  SessionHistoryMessage,
-  SessionCompactMessage,
-  SessionConfigureMessage,
-  McpStatusMessage,
-  TurnSteerMessage,
-  TurnDequeueMessage,
-  RulesListMessage,
-]);
+/** Any client message: the union of the table's schemas. */
+export const ClientMessage = z.discriminatedUnion("type", schemasOf(CLIENT_MESSAGES));
 /** Any client message, as a type. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
 /** The client message of one type. */
@@ -671,7 +667,10 @@ export const ErrorEvent = z.object({
   fatal: z.boolean(),
 });
 
-/** Every server event, keyed by `type`. */
+/**
+ * Every server event's schema, keyed by its type: one per name in `wire.ts`'s
+ * `SERVER_EVENT_KINDS` (the compiler checks both ways).
+ */
 export const SERVER_EVENTS = {
   "initialized": InitializedEvent,
   "session.started": SessionStartedEvent,
@@ -701,43 +700,15 @@ export const SERVER_EVENTS = {
   "turn.dequeued": TurnDequeuedEvent,
   "rules.list": RulesListEvent,
   "error": ErrorEvent,
-} as const;
+} as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };
 
-/** Any server event. */
-export const ServerEvent = z.discriminatedUnion("type", [
-  InitializedEvent,
-  SessionStartedEvent,
-  TurnStartedEvent,
-  AssistantDeltaEvent,
-  AssistantReasoningDeltaEvent,
-  TurnNoticeEvent,
-  AssistantCompletedEvent,
-  ToolProposedEvent,
-  ApprovalRequestedEvent,
-  ToolStartedEvent,
-  ToolCompletedEvent,
-  ContextCompactedEvent,
-  TurnCompletedEvent,
-  TurnCancelledEvent,
-  TurnFailedEvent,
-  SessionTrimmedEvent,
-  SessionClearedEvent,
-  SessionListEvent,
-  HistoryItemEvent,
-  HistoryEndEvent,
-  SessionConfiguredEvent,
-  McpStatusEvent,
-  UserSteeredEvent,
-  TurnSteerAcceptedEvent,
-  TurnQueuedEvent,
-  TurnDequeuedEvent,
-  RulesListEvent,
-  ErrorEvent,
-]);
+const _sameEvents: Same<ServerEventType, keyof typeof SERVER_EVENTS> = true;
+void _sameEvents;
+
+/** Any server event: the union of the table's schemas. */
+export const ServerEvent = z.discriminatedUnion("type", schemasOf(SERVER_EVENTS));
 /** Any server event, as a type. */
 export type ServerEvent = z.infer<typeof ServerEvent>;
-/** A server event type name. */
-export type ServerEventType = keyof typeof SERVER_EVENTS;
 /** The server event of one type. */
 export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 

@@ -3,33 +3,14 @@
  * what a turn may emit, and the body of each (the event without its envelope). The agent core
  * builds its events from these, so a misspelt field or a wrong type is a compile error.
  *
- * Kept free of runtime zod: everything here but {@link TURN_EVENT_TYPES} is a type.
+ * Kept free of runtime zod. The turn event types are the `turn` kind of `wire.ts`'s table.
  *
  * @module
  */
+import type { TurnEventType } from "./wire.ts";
 import type { ServerEventOf, ServerEventType } from "./types.ts";
 
-/** Every event type a turn emits, in the order the specification lists them. */
-export const TURN_EVENT_TYPES = [
-  "turn.started",
-  "assistant.delta",
-  "assistant.reasoning.delta",
-  "turn.notice",
-  "assistant.completed",
-  "tool.proposed",
-  "approval.requested",
-  "tool.started",
-  "tool.completed",
-  "context.compacted",
-  "session.trimmed",
-  "user.steered",
-  "turn.completed",
-  "turn.cancelled",
-  "turn.failed",
-] as const satisfies readonly ServerEventType[];
-
-/** A turn event type name. */
-export type TurnEventType = typeof TURN_EVENT_TYPES[number];
+export { TURN_EVENT_TYPES, type TurnEventType } from "./wire.ts";
 
 /** The event types that end a turn; exactly one of them is a turn's last event. */
 export type TerminalEventType = "turn.completed" | "turn.cancelled" | "turn.failed";

@@ -7,6 +7,7 @@
  */
 import type * as schema from "./schema.ts";
 import type { ClientMessageType } from "./constants.ts";
+import type { ServerEventType } from "./wire.ts";
 
 /** Any client message. */
 export type ClientMessage = schema.ClientMessage;
@@ -17,8 +18,7 @@ export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage
 /** Any server event. */
 export type ServerEvent = schema.ServerEvent;
 
-/** A server event type name. */
-export type ServerEventType = ServerEvent["type"];
+export type { ServerEventType } from "./wire.ts";
 
 /** The server event of one type. */
 export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;

@@ -120,7 +120,7 @@ export interface Config {
   /** Where `bash` runs: in the OS sandbox, or not. */
   sandbox: SandboxMode;
   /** Whether sandboxed commands may use the network. */
-  sandbox_network: boolean;
+  sandbox_network: boolean | readonly string[];
   /** Extra absolute directories a `workspace-write` sandbox may write. */
   sandbox_writable_roots: readonly string[];
   /** Paths hidden from sandboxed commands. */
@@ -218,6 +218,10 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   hooks: Object.freeze({}),
   notify: true,
 });
+
+/** A `sandbox_network` host pattern (server/sandbox/net/hosts.ts parses it in full). */
+const HOST_PATTERN =
+  /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
 interface KeyRule {
@@ -354,7 +358,14 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     expected: 'must be one of "auto", "workspace-write", "read-only", "off"',
     valid: (v) => (SANDBOX_MODES as readonly unknown[]).includes(v),
   },
-  sandbox_network: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  sandbox_network: {
+    expected: `must be true, false or an array of at most ${MAX_LIST_ENTRIES} host patterns ` +
+      '("registry.npmjs.org", "*.github.com:443", "127.0.0.1:4873", "[::1]:8080")',
+    valid: (v) =>
+      typeof v === "boolean" ||
+      (Array.isArray(v) && v.length <= MAX_LIST_ENTRIES &&
+        v.every((p) => typeof p === "string" && HOST_PATTERN.test(p))),
+  },
   sandbox_writable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),
   sandbox_deny_read: listOf('absolute paths or paths starting with "~/"', userPath),
   sandbox_readable_roots: listOf('absolute directory paths or paths starting with "~/"', userPath),

@@ -7,7 +7,7 @@
  * @module
  */
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { ServerEventOf, ServerEventType } from "../../protocol/schema.ts";
+import type { ServerEventOf, ServerEventType, TurnEventType } from "../../protocol/schema.ts";
 import { absoluteIn, pathArgument, toolKind, toolLocations, writesFile } from "./tool_view.ts";
 import { utf8Length } from "../utf8.ts";
 
@@ -17,16 +17,20 @@ type Body<T extends ServerEventType> = Omit<
   "request_id" | "session_id" | "turn_id" | "seq"
 >;
 
-/** The turn events the adapter maps; the envelope is not needed. */
-export type MappedEvent =
-  | Body<"assistant.delta">
-  | Body<"assistant.reasoning.delta">
-  | Body<"turn.notice">
-  | Body<"tool.proposed">
-  | Body<"approval.requested">
-  | Body<"tool.started">
-  | Body<"tool.completed">
-  | { type: string };
+/** Any turn event without its envelope: what the adapter maps. */
+export type MappedEvent = { [T in TurnEventType]: Body<T> }[TurnEventType];
+
+/** How one turn event type becomes ACP updates. */
+export type Mapping<T extends TurnEventType> = (
+  event: Body<T>,
+  change?: FileChange,
+) => SessionUpdate[];
+
+/** The mapping of every turn event type: a new turn event without an entry is a compile error. */
+export type TurnUpdates = { readonly [T in TurnEventType]: Mapping<T> };
+
+/** No update: for an event ACP shows some other way, or not at all (each entry says which). */
+const NONE = (): SessionUpdate[] => [];
 
 /** A file's text before and after a call that rewrote it. */
 export interface FileChange {
@@ -100,38 +104,45 @@ export class UpdateMapper {
 
   /** The updates for one event; `change` is the file change of a completed write. */
   map(event: MappedEvent, change?: FileChange): SessionUpdate[] {
-    switch (event.type) {
-      case "assistant.delta":
-        return [chunk("agent_message_chunk", (event as Body<"assistant.delta">).content)];
-      case "assistant.reasoning.delta":
-        return [chunk("agent_thought_chunk", (event as { content: string }).content)];
-      case "turn.notice":
-        // Sent only to a client that advertised `session.notices` (the core emits none else).
-        return [{
-          sessionUpdate: "notice",
-          severity: "info",
-          title: (event as { message: string }).message,
-        }];
-      case "tool.proposed":
-        return [this.#proposed(event as Body<"tool.proposed">)];
-      case "approval.requested": {
-        const e = event as { call_id: string; summary: string };
-        return [{ sessionUpdate: "tool_call_update", toolCallId: e.call_id, title: e.summary }];
-      }
-      case "tool.started": {
-        const e = event as { call_id: string };
-        return [{
-          sessionUpdate: "tool_call_update",
-          toolCallId: e.call_id,
-          status: "in_progress",
-        }];
-      }
-      case "tool.completed":
-        return [this.#completed(event as Body<"tool.completed">, change)];
-      default:
-        return [];
-    }
+    // The table pairs each type with its mapping; TypeScript cannot see that
+    // `TURN_UPDATES[event.type]` takes exactly `event`, so one cast stands for that correlation.
+    const mapping = this.#updates[event.type] as Mapping<TurnEventType>;
+    return mapping(event as never, change);
   }
+
+  /** Every turn event type's updates: `TURN_UPDATES`, bound to this session's memory. */
+  readonly #updates: TurnUpdates = {
+    // The prompt request itself is the turn; its stop reason says how it ended (acp_session.ts).
+    "turn.started": NONE,
+    "assistant.delta": (e) => [chunk("agent_message_chunk", e.content)],
+    "assistant.reasoning.delta": (e) => [chunk("agent_thought_chunk", e.content)],
+    // Sent only to a client that advertised `session.notices` (the core emits none else).
+    "turn.notice": (e) => [{ sessionUpdate: "notice", severity: "info", title: e.message }],
+    // The text went out as chunks already.
+    "assistant.completed": NONE,
+    "tool.proposed": (e) => [this.#proposed(e)],
+    // The question itself is `session/request_permission` (permissions.ts); this names the call.
+    "approval.requested": (e) => [{
+      sessionUpdate: "tool_call_update",
+      toolCallId: e.call_id,
+      title: e.summary,
+    }],
+    "tool.started": (e) => [{
+      sessionUpdate: "tool_call_update",
+      toolCallId: e.call_id,
+      status: "in_progress",
+    }],
+    "tool.completed": (e, change) => [this.#completed(e, change)],
+    // ACP v1 has no update for these; the session logs them (acp_session.ts).
+    "context.compacted": NONE,
+    "session.trimmed": NONE,
+    // A steer entered as the user's message (scv acp itself queues rather than steers).
+    "user.steered": (e) => [chunk("user_message_chunk", e.content)],
+    // The end of a turn is the prompt's stop reason (stop_reason.ts), not an update.
+    "turn.completed": NONE,
+    "turn.cancelled": NONE,
+    "turn.failed": NONE,
+  };
 
   #proposed(e: Body<"tool.proposed">): SessionUpdate {
     if (this.#calls.size >= MAX_OPEN_CALLS) {

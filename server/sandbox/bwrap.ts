@@ -13,6 +13,7 @@ import type { ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { scvPath } from "../core_env.ts";
 import { helperSpec } from "./policy.ts";
 import { prlimitArgv } from "./limits.ts";
+import { forwarderArgv, PROXY_SOCKET_INSIDE } from "./net/forwarder.ts";
 
 /** How long the probe may take before the sandbox counts as not working. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -51,6 +52,8 @@ export function bwrapArgs(spec: SandboxSpec, argv: readonly string[]): string[] 
     if (h.directory) args.push("--tmpfs", h.path, "--remount-ro", h.path);
     else args.push("--ro-bind", "/dev/null", h.path);
   }
+  // scv's proxy socket, under the private /tmp (a mount point there can be made).
+  if (spec.proxy) args.push("--bind", spec.proxy.socket, PROXY_SOCKET_INSIDE);
   // Without the host's root, the new root is bwrap's own tmpfs: read-only like the host's.
   if (spec.readable) args.push("--remount-ro", "/");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
@@ -143,13 +146,18 @@ export const bwrapBackend: SandboxBackend = {
   name: "bubblewrap",
   executable: "bwrap",
   probe: probeBwrap,
-  command: (spec, argv) => ({
-    command: "bwrap",
-    args: bwrapArgs(
-      spec,
-      spec.limits ? [spec.limits.prlimit, ...prlimitArgv(spec.limits.values, argv).slice(1)] : argv,
-    ),
-  }),
+  command: (spec, argv) => {
+    const inner = spec.proxy ? forwarderArgv(spec.proxy.socat, argv) : argv;
+    return {
+      command: "bwrap",
+      args: bwrapArgs(
+        spec,
+        spec.limits
+          ? [spec.limits.prlimit, ...prlimitArgv(spec.limits.values, inner).slice(1)]
+          : inner,
+      ),
+    };
+  },
   // No PID namespace and the host's /proc (within the read-only root), so it sees and can
   // signal what a call left behind; nothing else is shared that the caller did not have.
   reaper: (argv) => ({

@@ -23,6 +23,7 @@ import { probeOnce } from "./probe.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { pidsLauncher } from "./limits.ts";
+import { type Refusal, SandboxProxy } from "./net/proxy.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
 
@@ -57,6 +58,12 @@ export interface Sandbox {
   prepare(workspace: string, argv: readonly string[]): Promise<PreparedCommand>;
   /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
   limitsReport(): Promise<string>;
+  /** Connections scv's proxy refused since `at` (a `performance.now()` value). */
+  refusedSince(at: number): Refusal[];
+  /** Why sandboxed commands get no proxy for `sandbox_network`'s hosts, once it was tried. */
+  proxyProblem(): Promise<string | undefined>;
+  /** Closes the proxy, if one was started. */
+  close(): Promise<void>;
 }
 
 /** The settings of `config`, with `~` and scv's own directories resolved from `env`. */
@@ -67,7 +74,10 @@ export function sandboxSettings(
   const home = env("HOME");
   return {
     mode: config.sandbox,
-    network: config.sandbox_network,
+    network: config.sandbox_network === true,
+    ...(Array.isArray(config.sandbox_network) && config.sandbox_network.length > 0
+      ? { hosts: config.sandbox_network as readonly string[] }
+      : {}),
     writableRoots: config.sandbox_writable_roots.flatMap((p) => expandHome(p, home) ?? []),
     denyRead: config.sandbox_deny_read.flatMap((p) => expandHome(p, home) ?? []),
     scvDirs: scvDirectories(env),
@@ -139,6 +149,33 @@ export async function openSandbox(
   const lookup = sandboxLookup(backend);
   const canRunDirect = () =>
     Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
+  let proxy: Promise<{ proxy: SandboxProxy; socat: string } | string> | undefined;
+  let started: SandboxProxy | undefined;
+  const startProxy = (hosts: readonly string[]) =>
+    proxy ??= (async () => {
+      const found = await lookup(["/usr/bin/socat", "/bin/socat"]);
+      const socat = found.find((f) => !f.directory)?.path;
+      if (!socat) return "socat is not installed (Debian/Ubuntu: apt install socat)";
+      const state = settings.scvDirs[1];
+      if (!state) return "scv has no state directory for its proxy socket";
+      const unscoped = Deno.permissions.querySync({ name: "net" }).state === "granted";
+      const path = unscoped
+        ? `${state}/sandbox-proxy-${Deno.pid}.sock`
+        : `${state}/sandbox-proxy.sock`;
+      if (
+        !unscoped &&
+        Deno.permissions.querySync({ name: "net", host: `unix:${path}` }).state !== "granted"
+      ) {
+        return `scv may not listen on its proxy socket: add unix:${path} to --allow-net`;
+      }
+      try {
+        await Deno.mkdir(state, { recursive: true, mode: 0o700 });
+        started = await SandboxProxy.start({ path, hosts });
+        return { proxy: started, socat };
+      } catch (e) {
+        return `scv cannot start its proxy: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    })();
   const useCgroups = options.cgroups ?? true;
   let calls = 0;
   let cgroupWorks: Promise<boolean> | undefined;
@@ -187,8 +224,23 @@ export async function openSandbox(
       const asked = settings.mode === "read-only" ? "read-only" : "workspace-write";
       const eff = effectiveSandbox(asked, settings.network, workspace, perms);
       const report: SandboxReport = { mode: eff.mode, network: eff.network };
+      if (settings.hosts && !eff.network) {
+        eff.notes.push(
+          `commands reach only the ${settings.hosts.length} hosts of "sandbox_network", through ` +
+            "scv's proxy",
+        );
+      }
       if (eff.notes.length > 0) report.reason = eff.notes.join("; ");
       return report;
+    },
+    refusedSince: (at) => started?.refusedSince(at) ?? [],
+    async proxyProblem() {
+      if (!settings.hosts || !proxy) return undefined;
+      const p = await proxy;
+      return typeof p === "string" ? p : undefined;
+    },
+    async close() {
+      await started?.close();
     },
     async limitsReport() {
       const l = settings.limits;
@@ -209,6 +261,10 @@ export async function openSandbox(
         const limits = settings.limits;
         const path = limits ? await findPrlimit() : undefined;
         if (limits && path) spec.limits = { prlimit: path, values: limits };
+        if (settings.hosts && !spec.network) {
+          const p = await startProxy(settings.hosts);
+          if (typeof p !== "string") spec.proxy = { socket: p.proxy.path, socat: p.socat };
+        }
         const inner = backend.command(spec, argv);
         if (!limits || !useCgroups || !(await probeCgroup())) {
           return { kind: "sandboxed", ...inner, spec };

@@ -14,7 +14,10 @@ import type { SandboxLimits } from "./limits.ts";
 /** The sandbox settings of the configuration, with `~` and scv's own directories resolved. */
 export interface SandboxSettings {
   mode: SandboxMode;
+  /** `sandbox_network` true (the host's network); a list is {@link hosts}. */
   network: boolean;
+  /** `sandbox_network`'s host patterns: reached through scv's proxy only. */
+  hosts?: readonly string[];
   writableRoots: readonly string[];
   /** `sandbox_deny_read` with `~` expanded (entries needing an unknown home are dropped). */
   denyRead: readonly string[];

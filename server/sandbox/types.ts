@@ -35,6 +35,11 @@ export interface SandboxSpec {
    * scoped; absent: the whole root is shown read-only.
    */
   readable?: readonly string[];
+  /**
+   * scv's proxy, for `sandbox_network`'s hosts: its Unix socket on the host, bound into the
+   * sandbox, and the forwarder (socat) inside that offers it on the sandbox's loopback.
+   */
+  proxy?: { socket: string; socat: string };
   /** Resource limits, set with `prlimit` at this path inside; absent: none. */
   limits?: { prlimit: string; values: SandboxLimits };
 }

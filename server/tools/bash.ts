@@ -42,6 +42,7 @@ import type { Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
 import { limitHint } from "../sandbox/limits.ts";
+import type { Refusal } from "../sandbox/net/proxy.ts";
 import { isInside } from "./workspace.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
@@ -263,6 +264,7 @@ async function run(
     return failed(spawnError(err, command));
   }
 
+  const startedAt = performance.now();
   const timeoutMs = Math.min(args.timeout_ms ?? ctx.limits.timeoutMs, ctx.limits.timeoutMs);
   const out = new OutputBuffer(ctx.limits.maxOutputBytes);
   const reader = child.stdout.getReader();
@@ -320,7 +322,14 @@ async function run(
   else if (status.signal !== null) note = `[exit code ${status.code}, killed by ${status.signal}]`;
   else if (!status.success) note = `[exit code ${status.code}]`;
 
+  // Each host scv's proxy refused during the call, in one line naming it and the key.
+  const refused = spec?.proxy ? refusalLines(options.sandbox?.refusedSince(startedAt) ?? []) : "";
   if (note === undefined) {
+    if (refused !== "") {
+      const { text, truncated } = out.render(encoder.encode(refused).length + 1);
+      const sep = text === "" || text.endsWith("\n") ? "" : "\n";
+      return { success: true, output: text + sep + refused, truncated };
+    }
     const { text, truncated } = out.render();
     return { success: true, output: text === "" ? "(no output)" : text, truncated };
   }
@@ -336,10 +345,23 @@ async function run(
         scvDirs: options.sandbox.settings.scvDirs,
       })
     : undefined;
-  const tail = hint === undefined ? note : `${note}\n${hint}`;
+  const tail = [note, hint, refused].filter((l) => l !== undefined && l !== "").join("\n");
   const { text, truncated } = out.render(encoder.encode(tail).length + 1);
   const sep = text === "" || text.endsWith("\n") ? "" : "\n";
   return { success: false, output: text + sep + tail, truncated };
+}
+
+/** At most five refusals, one line each; the rest counted. */
+function refusalLines(refusals: readonly Refusal[]): string {
+  const seen = new Map<string, Refusal>();
+  for (const r of refusals) seen.set(`${r.host}:${r.port}`, r);
+  const list = [...seen.values()];
+  const lines = list.slice(0, 5).map((r) =>
+    `[sandbox: the connection to ${r.host}:${r.port} was refused (${r.reason}); add it to ` +
+    `"sandbox_network" to allow it]`
+  );
+  if (list.length > 5) lines.push(`[sandbox: ${list.length - 5} more hosts were refused]`);
+  return lines.join("\n");
 }
 
 const DESCRIPTION = "Run a shell command with `bash -c` in the workspace directory. stdout and " +

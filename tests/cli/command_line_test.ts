@@ -16,11 +16,17 @@ async function scv(...args: string[]) {
   return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
 }
 
-Deno.test("scv --version prints scv 0.1.0", async () => {
+Deno.test("scv --version prints scv 0.3.0", async () => {
   for (const flag of ["--version", "-V"]) {
     const r = await scv(flag);
-    assertEquals([r.code, r.stdout], [0, "scv 0.1.0\n"]);
+    assertEquals([r.code, r.stdout], [0, "scv 0.3.0\n"]);
   }
+});
+
+Deno.test("deno.json's version is the one scv reports", async () => {
+  const { SCV_VERSION } = await import("../../protocol/constants.ts");
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  assertEquals(config.version, SCV_VERSION);
 });
 
 Deno.test("scv --help lists the commands, the environment and examples", async () => {

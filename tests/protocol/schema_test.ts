@@ -1,8 +1,7 @@
 /**
- * The protocol schemas against PEON-PROTOCOL.md. The fixtures are the specification's example
- * frames, copied verbatim, so the code and the document cannot drift apart; the scv 0.2
- * additions' examples (`<area>_client_messages.ndjson`, `<area>_server_events.ndjson`) are the
- * frames of that area's docs/ page.
+ * The protocol schemas against the protocol's text. The examples are the frames of the
+ * documentation itself (docs/protocol.md for v1, and the page of each later addition, read by
+ * tests/support/doc_frames.ts), so the code and the text cannot drift apart.
  */
 import assert from "node:assert/strict";
 import {
@@ -15,25 +14,30 @@ import {
   TURN_FAILURE_CODES,
 } from "../../protocol/schema.ts";
 import { encodeFrame } from "../../protocol/ndjson.ts";
+import { type DocFrame, peonDocFrames } from "../support/doc_frames.ts";
 
-const fixtures = new URL("./fixtures/", import.meta.url);
+type Example = Record<string, unknown>;
 
-function readFixture(name: string): Array<Record<string, unknown>> {
-  const text = Deno.readTextFileSync(new URL(name, fixtures));
-  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+/**
+ * Whether a documented frame is the client's: as the page says, else when it reads unchanged as
+ * a client message (a reply named like its request, `session.list`, carries more fields).
+ */
+function fromClient(f: DocFrame): boolean {
+  if (f.from) return f.from === "client";
+  if (!isClientMessageType(f.value.type)) return false;
+  const r = ClientMessage.safeParse(f.value);
+  return r.success && JSON.stringify(r.data) === JSON.stringify(f.value);
 }
 
-/** Every fixture file whose name ends so, the specification's own first. */
-function readFixtures(suffix: string): Array<Record<string, unknown>> {
-  const names = [...Deno.readDirSync(fixtures)].map((e) => e.name)
-    .filter((n) => n.endsWith(suffix) && n !== suffix).sort();
-  return [suffix, ...names].flatMap(readFixture);
+function split(frames: DocFrame[]): [Example[], Example[]] {
+  return [
+    frames.filter(fromClient).map((f) => f.value),
+    frames.filter((f) => !fromClient(f)).map((f) => f.value),
+  ];
 }
 
-const specClientExamples = readFixture("client_messages.ndjson");
-const specServerExamples = readFixture("server_events.ndjson");
-const clientExamples = readFixtures("client_messages.ndjson");
-const serverExamples = readFixtures("server_events.ndjson");
+const [specClientExamples, specServerExamples] = split(peonDocFrames(["docs/protocol.md"]));
+const [clientExamples, serverExamples] = split(peonDocFrames());
 
 /** Parses, re-encodes as a frame and decodes again: the value must come back unchanged. */
 function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerEvent): unknown {
@@ -42,7 +46,7 @@ function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerE
   return JSON.parse(line);
 }
 
-Deno.test("every client example frame of the specification parses and round-trips", () => {
+Deno.test("every client example frame of the documentation parses and round-trips", () => {
   assert.equal(specClientExamples.length, 6);
   for (const example of clientExamples) {
     const r = ClientMessage.safeParse(example);
@@ -51,7 +55,7 @@ Deno.test("every client example frame of the specification parses and round-trip
   }
 });
 
-Deno.test("every server example frame of the specification parses and round-trips", () => {
+Deno.test("every server example frame of the documentation parses and round-trips", () => {
   assert.equal(specServerExamples.length, 17);
   for (const example of serverExamples) {
     const r = ServerEvent.safeParse(example);
@@ -60,7 +64,7 @@ Deno.test("every server example frame of the specification parses and round-trip
   }
 });
 
-Deno.test("every declared message and event type has an example in the specification", () => {
+Deno.test("every declared message and event type has an example in the documentation", () => {
   assert.deepEqual(
     [...new Set(clientExamples.map((e) => e.type))].sort(),
     Object.keys(CLIENT_MESSAGES).sort(),
@@ -101,13 +105,16 @@ Deno.test("unknown fields are ignored when parsing a server event", () => {
 
 // Fields the specification allows to be absent: usage when no provider call reported it, the
 // request id of an error about a frame that had none, and the client's self-description.
-// scv 0.2 adds only optional fields to v1 messages, and its new messages have optional parts.
+// scv 0.2 and 0.3 add only optional fields to v1 messages, and their new messages have optional
+// parts.
 const OPTIONAL: Record<string, string[]> = {
+  "approval.requested": ["rule", "sandboxed"],
+  "turn.start": ["attachments", "queue"],
   "initialize": ["client", "capabilities"],
   "turn.completed": ["usage"],
   "error": ["request_id"],
   "session.start": ["resume"],
-  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "queued"],
+  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "sandbox", "queued"],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
   "session.compact": ["instructions"],
@@ -115,7 +122,6 @@ const OPTIONAL: Record<string, string[]> = {
   "history.item": ["truncated", "compaction", "name", "summary", "success"],
   "mcp.status": ["truncated"],
   // scv 0.3 (docs/steering.md)
-  "turn.start": ["queue"],
   "turn.cancelled": ["dropped_steers"],
   "turn.failed": ["dropped_steers"],
 };

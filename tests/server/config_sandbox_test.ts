@@ -35,8 +35,9 @@ Deno.test("approval_policy accepts auto", () => {
   );
 });
 
-Deno.test("sandbox_network must be a boolean", () => {
-  rejects({ sandbox_network: "yes" }, /"sandbox_network" must be true or false/);
+Deno.test("sandbox_network must be a boolean or a list of host patterns", () => {
+  rejects({ sandbox_network: "yes" }, /"sandbox_network" must be true, false or an array/);
+  rejects({ sandbox_network: ["a b"] }, /"sandbox_network" must be true, false or an array/);
 });
 
 Deno.test("sandbox_writable_roots must be absolute paths", () => {

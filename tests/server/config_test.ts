@@ -595,3 +595,56 @@ for (
     assert.match(e.message, pattern);
   });
 }
+
+Deno.test("hooks from every config file run: each event's groups are concatenated", () => {
+  const hook = (c: string) => `{ "hooks": [{ "type": "command", "command": "${c}" }] }`;
+  const c = loadConfig(
+    { config: "/x.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg" }, {
+      [XDG]: `{ "hooks": { "Stop": [${hook("a")}] } }`,
+      "/x.jsonc": `{ "hooks": { "Stop": [${hook("b")}], "PreToolUse": [${hook("c")}] } }`,
+    }),
+  );
+  assert.deepEqual(c.hooks.Stop?.map((g) => g.hooks[0]?.command), ["a", "b"]);
+  assert.deepEqual(c.hooks.PreToolUse?.map((g) => g.hooks[0]?.command), ["c"]);
+});
+
+for (
+  const [value, pattern] of [
+    ["[]", /"hooks" must be an object of event names/],
+    ['{ "PreToolUze": [] }', /"hooks\.PreToolUze" is not an event scv fires/],
+    ['{ "Stop": {} }', /"hooks\.Stop" must be a list/],
+    ['{ "Stop": [{ "hooks": [], "matchr": "x" }] }', /"hooks\.Stop\[0\]\.matchr" is not a key/],
+    [
+      '{ "Stop": [{ "matcher": "(", "hooks": [] }] }',
+      /"hooks\.Stop\[0\]\.matcher" is not a valid regular expression/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "prompt", "prompt": "x" }] }] }',
+      /"hooks\.Stop\[0\]\.hooks\[0\]\.type" must be "command"/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": " " }] }] }',
+      /\.command" must be a non-empty string/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": "x", "timeout": 0 }] }] }',
+      /\.timeout" must be a positive number of seconds/,
+    ],
+  ] as const
+) {
+  Deno.test(`hooks ${value} is an error naming the place`, () => {
+    const e = configError(() =>
+      loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": `{ "hooks": ${value} }` }))
+    );
+    assert.match(e.message, /"\/x\.jsonc"/);
+    assert.match(e.message, pattern);
+  });
+}
+
+Deno.test("notify must be true or false", () => {
+  const e = configError(() =>
+    loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": '{ "notify": "no" }' }))
+  );
+  assert.match(e.message, /"notify" must be true or false/);
+});

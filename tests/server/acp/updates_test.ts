@@ -1,5 +1,11 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { slimmed, UpdateMapper } from "../../../server/acp/updates.ts";
+import {
+  type MappedEvent,
+  slimmed,
+  type TurnUpdates,
+  UpdateMapper,
+} from "../../../server/acp/updates.ts";
+import { TURN_EVENT_TYPES } from "../../../protocol/turn_events.ts";
 
 function mapper(maxDiffBytes = 1024): UpdateMapper {
   return new UpdateMapper({
@@ -208,8 +214,23 @@ Deno.test("terminal, completion and context events map to no update", () => {
       "turn.failed",
     ]
   ) {
-    assertEquals(m.map({ type }), []);
+    assertEquals(m.map({ type } as MappedEvent), []);
   }
+});
+
+Deno.test("every turn event type has an ACP mapping, and one left out does not compile", () => {
+  const m = mapper();
+  for (const type of TURN_EVENT_TYPES) {
+    // Bodies are irrelevant for the no-update entries; the others need their fields.
+    const event = { type, call_id: "c", name: "bash", arguments: {}, content: "", message: "" };
+    assertEquals(
+      Array.isArray(m.map({ ...event, output: "", success: true } as MappedEvent)),
+      true,
+    );
+  }
+  // @ts-expect-error: "turn.failed" (and the rest) missing from the table
+  const partial: TurnUpdates = { "turn.started": () => [] };
+  void partial;
 });
 
 Deno.test("the mapper forgets the oldest open call past its bound", () => {

@@ -31,7 +31,7 @@ Deno.test("initialize is answered with initialized, protocol_version 1 and the s
       type: "initialized",
       request_id: "1",
       protocol_version: 1,
-      server: { name: "scv-server", version: "0.1.0" },
+      server: { name: "scv-server", version: "0.3.0" },
     });
   });
 });
