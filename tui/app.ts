@@ -35,6 +35,7 @@ import {
   withTimeout,
 } from "./server_link.ts";
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
+import { imageReader } from "./shell/image_reader.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
 import { fetchModels } from "./shell/models.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
@@ -107,6 +108,7 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     ...(config.steer_key ? { steerKey: config.steer_key } : {}),
     customCommands,
     readMention: mentionReader(options.cwd),
+    readImage: imageReader(options.cwd),
     startupWarnings: notices,
     // The picker shows recorded (UTC) times in the user's zone.
     utcOffsetMinutes: -new Date().getTimezoneOffset(),

@@ -11,6 +11,7 @@ import { BUILTIN_RULES } from "./rules/builtin.ts";
 import type { Rule } from "./rules/rule.ts";
 import { SessionRules } from "./rules/session_rules.ts";
 import type { Recorder } from "../sessions/recorder.ts";
+import type { SessionCheckpoints } from "../checkpoints/session_checkpoints.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
 import { SeqCounter } from "./seq.ts";
 
@@ -69,6 +70,8 @@ export class Session {
   /** scv 0.2 `session.configure`: the approval policy of the next turns; undefined: the config's. */
   approvalPolicy: string | undefined;
   #recorder: Recorder | undefined;
+  /** scv 0.3: snapshots of the workspace for `session.rewind`; undefined: checkpoints are off. */
+  checkpoints: SessionCheckpoints | undefined;
   history: ChatMessage[] = [];
   usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
