@@ -111,7 +111,7 @@ const OPTIONAL: Record<string, string[]> = {
   "approval.requested": ["rule", "sandboxed"],
   "turn.start": ["attachments", "queue"],
   "initialize": ["client", "capabilities"],
-  "turn.completed": ["usage"],
+  "turn.completed": ["usage", "cost_usd", "session_cost_usd"],
   "error": ["request_id"],
   "session.start": ["resume"],
   "session.started": [
@@ -121,6 +121,8 @@ const OPTIONAL: Record<string, string[]> = {
     "mcp_servers",
     "sandbox",
     "checkpoints",
+    "hooks",
+    "session_cost_usd",
     "queued",
   ],
   "context.compacted": ["turn_id"],
