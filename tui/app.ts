@@ -36,6 +36,7 @@ import {
 } from "./server_link.ts";
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
 import { imageReader } from "./shell/image_reader.ts";
+import { readClipboardImage } from "./shell/clipboard_image.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
 import { fetchModels } from "./shell/models.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
@@ -218,6 +219,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     listModels: () => fetchModels(options.config, env),
     indexFiles: () => options.server.listFiles(options.cwd, MAX_INDEXED_PATHS),
     notify: (message) => writeAll(notificationBytes(message, env)),
+    clipboardImage: () => readClipboardImage(env),
   });
   const input = new InputReader({
     input: Deno.stdin,
