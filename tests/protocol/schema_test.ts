@@ -109,7 +109,7 @@ Deno.test("unknown fields are ignored when parsing a server event", () => {
 // parts.
 const OPTIONAL: Record<string, string[]> = {
   "approval.requested": ["rule", "sandboxed"],
-  "turn.start": ["attachments"],
+  "turn.start": ["attachments", "queue"],
   "initialize": ["client", "capabilities"],
   "turn.completed": ["usage", "cost_usd", "session_cost_usd"],
   "error": ["request_id"],
@@ -123,6 +123,7 @@ const OPTIONAL: Record<string, string[]> = {
     "checkpoints",
     "hooks",
     "session_cost_usd",
+    "queued",
   ],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
@@ -133,6 +134,9 @@ const OPTIONAL: Record<string, string[]> = {
   "session.rewind": ["dry_run"],
   "session.rewound": ["dry_run", "truncated", "restored_count", "removed_count"],
   "session.checkpoints": ["truncated"],
+  // scv 0.3 (docs/steering.md)
+  "turn.cancelled": ["dropped_steers"],
+  "turn.failed": ["dropped_steers"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {
