@@ -36,6 +36,9 @@ export const CLIENT_MESSAGE_TYPES = [
   // scv 0.3 (docs/protocol.md): what the TUI asked the provider and the disk for itself before.
   "models.list",
   "files.list",
+  // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
+  "session.checkpoints",
+  "session.rewind",
 ] as const;
 
 /** A client message type name. */
@@ -81,6 +84,9 @@ export const SERVER_EVENT_KINDS = {
   // scv 0.3 (docs/protocol.md).
   "models.list": "reply",
   "files.list": "reply",
+  // scv 0.3 (docs/checkpoints.md).
+  "session.checkpoints": "reply",
+  "session.rewound": "session",
   "error": "reply",
 } as const satisfies Record<string, EventKind>;
 

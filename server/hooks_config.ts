@@ -72,7 +72,7 @@ export const MAX_COMMAND_CHARS = 16384;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { validateHooks } from "./config.ts";
+ * import { validateHooks } from "./hooks_config.ts";
  * const h = validateHooks({ Stop: [{ hooks: [{ type: "command", command: "true" }] }] });
  * assert.equal(h.Stop?.[0]?.hooks[0]?.command, "true");
  * assert.throws(() => validateHooks({ Stpo: [] }), /"hooks\.Stpo" is not an event scv fires/);
@@ -184,7 +184,7 @@ function show(v: unknown): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { mergeHooks } from "./config.ts";
+ * import { mergeHooks } from "./hooks_config.ts";
  * const g = { hooks: [{ type: "command" as const, command: "true" }] };
  * assert.equal(mergeHooks({ Stop: [g] }, { Stop: [g] }).Stop?.length, 2);
  * ```
@@ -206,7 +206,7 @@ export function mergeHooks(a: HooksConfig, b: HooksConfig): HooksConfig {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hookCounts } from "./config.ts";
+ * import { hookCounts } from "./hooks_config.ts";
  * const cmd = { type: "command" as const, command: "true" };
  * assert.deepEqual(hookCounts({ Stop: [{ hooks: [cmd, cmd] }] }), { Stop: 2 });
  * ```
@@ -234,7 +234,7 @@ export interface HookGroupInfo {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hookGroups } from "./config.ts";
+ * import { hookGroups } from "./hooks_config.ts";
  * const cmd = { type: "command" as const, command: "true" };
  * assert.deepEqual(hookGroups({ PreToolUse: [{ matcher: "Bash", hooks: [cmd] }] }), [
  *   { event: "PreToolUse", matcher: "Bash", commands: 1 },

@@ -38,6 +38,7 @@ import {
   withTimeout,
 } from "./server_link.ts";
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
+import { imageReader } from "./shell/image_reader.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
 import { ExitLatch, type Outcome } from "./shell/exit.ts";
@@ -108,6 +109,7 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     approvalPolicy: config.approval_policy,
     customCommands,
     readMention: mentionReader(options.cwd),
+    readImage: imageReader(options.cwd),
     startupWarnings: notices,
     // The picker shows recorded (UTC) times in the user's zone.
     utcOffsetMinutes: -new Date().getTimezoneOffset(),

@@ -8,8 +8,10 @@
  * @module
  */
 import { type Buffer, visualRows } from "./composer.ts";
+import { chipLabels } from "./state/images.ts";
 import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { rewindRows } from "./rewind_view.ts";
 import {
   type ClientState,
   contextPercent,
@@ -67,6 +69,7 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
         s.bold(s.cyan("› ")),
         "  ",
       ).map((l) => s.bold(l));
+      for (const chip of item.images ?? []) lines.push(s.cyan(truncate(`  ${sanitize(chip)}`, w)));
       break;
     case "assistant": {
       const body = renderMarkdown(item.text, { width: w - 2, style: s });
@@ -669,7 +672,11 @@ function liveParts(state: ClientState, view: View, cache: RenderCache): LivePart
     box,
     boxCore: box ? [...box.head, ...box.summaryRows(1), ...box.choices] : [],
     tools: liveTools(state, w, s),
-    queued: queuedLines(state, w, s),
+    // The composer's image chips sit right above it, with the queued prompts.
+    queued: [
+      ...queuedLines(state, w, s),
+      ...chipLabels(state.images).map((c) => s.cyan(truncate(sanitize(c), w))),
+    ],
     hint: state.hint ? [s.yellow(truncate(state.hint, w))] : [],
     composer: composerRows(cache, state, composerWidth(view.width), s),
   };
@@ -719,7 +726,10 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
   const status = take(1);
   // The composer's rules give way before the picker's highlighted row (typing goes to the
   // picker's filter while it is open): title, filter, one session and its count need 4.
-  const picker = pickerRows(state, w, style, Math.max(Math.min(room, 4), room - 3));
+  const picker = [
+    ...pickerRows(state, w, style, Math.max(Math.min(room, 4), room - 3)),
+    ...rewindRows(state, w, style, Math.max(Math.min(room, 4), room - 3)),
+  ];
   take(picker.length);
   const hintRows = take(hint.length);
   const summary = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;

@@ -304,3 +304,34 @@ Deno.test("plain exec shows the notice that the model cannot use tools on stderr
     await mock.close();
   }
 });
+
+Deno.test("exec --json carries cost_usd and the session's total, which a --continue goes on from", async () => {
+  const usage = { usage: { prompt_tokens: 1_000_000, completion_tokens: 500_000 } };
+  const mock = await MockOpenAI.start(() => text("priced", usage));
+  const dir = await Deno.makeTempDir();
+  try {
+    // $1.00 + $1.50 = $2.50 a turn at these prices.
+    const pricing = { "gpt-4.1-mini": { input: 1, output: 3 } };
+    await Deno.writeTextFile(`${dir}/c.jsonc`, JSON.stringify({ pricing }));
+    const run = async (more: string[]) => {
+      const r = await execScv(mock, ["--json", "--config", `${dir}/c.jsonc`, ...more], {
+        cwd: dir,
+      });
+      assertEquals(r.code, 0, r.stderr);
+      return r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    };
+    const first = (await run(["one"])).at(-1);
+    assertEquals([first.type, first.cost_usd, first.session_cost_usd], [
+      "turn.completed",
+      2.5,
+      2.5,
+    ]);
+    const events = await run(["--continue", "two"]);
+    assertEquals(events[0].session_cost_usd, 2.5);
+    const second = events.at(-1);
+    assertEquals([second.cost_usd, second.session_cost_usd], [2.5, 5]);
+  } finally {
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

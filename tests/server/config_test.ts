@@ -92,6 +92,9 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     persist_sessions: true,
     session_retention_days: 30,
     max_sessions: 500,
+    checkpoints: true,
+    checkpoint_max_file_bytes: 4194304,
+    checkpoint_max_bytes: 268435456,
     pricing: {},
     hooks: {},
     notify: true,
@@ -207,7 +210,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 16);
+  assert.equal(keys.length, 18);
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],
@@ -529,6 +532,15 @@ Deno.test("persist_sessions must be a boolean", () => {
   );
 });
 
+Deno.test("checkpoints must be a boolean", () => {
+  assert.equal(parseConfigText('{ "checkpoints": false }', "f.jsonc").checkpoints, false);
+  assert.throws(
+    () => parseConfigText('{ "checkpoints": "off" }', "f.jsonc"),
+    ConfigError,
+    'Cannot load config "f.jsonc": "checkpoints" must be true or false, got "off"',
+  );
+});
+
 Deno.test("a bad base_url with user:password@ is never echoed, even where the value is cut", () => {
   const password = "hunter2-" + "p".repeat(80);
   const e = configError(() =>
@@ -595,3 +607,56 @@ for (
     assert.match(e.message, pattern);
   });
 }
+
+Deno.test("hooks from every config file run: each event's groups are concatenated", () => {
+  const hook = (c: string) => `{ "hooks": [{ "type": "command", "command": "${c}" }] }`;
+  const c = loadConfig(
+    { config: "/x.jsonc" },
+    sources({ XDG_CONFIG_HOME: "/xdg" }, {
+      [XDG]: `{ "hooks": { "Stop": [${hook("a")}] } }`,
+      "/x.jsonc": `{ "hooks": { "Stop": [${hook("b")}], "PreToolUse": [${hook("c")}] } }`,
+    }),
+  );
+  assert.deepEqual(c.hooks.Stop?.map((g) => g.hooks[0]?.command), ["a", "b"]);
+  assert.deepEqual(c.hooks.PreToolUse?.map((g) => g.hooks[0]?.command), ["c"]);
+});
+
+for (
+  const [value, pattern] of [
+    ["[]", /"hooks" must be an object of event names/],
+    ['{ "PreToolUze": [] }', /"hooks\.PreToolUze" is not an event scv fires/],
+    ['{ "Stop": {} }', /"hooks\.Stop" must be a list/],
+    ['{ "Stop": [{ "hooks": [], "matchr": "x" }] }', /"hooks\.Stop\[0\]\.matchr" is not a key/],
+    [
+      '{ "Stop": [{ "matcher": "(", "hooks": [] }] }',
+      /"hooks\.Stop\[0\]\.matcher" is not a valid regular expression/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "prompt", "prompt": "x" }] }] }',
+      /"hooks\.Stop\[0\]\.hooks\[0\]\.type" must be "command"/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": " " }] }] }',
+      /\.command" must be a non-empty string/,
+    ],
+    [
+      '{ "Stop": [{ "hooks": [{ "type": "command", "command": "x", "timeout": 0 }] }] }',
+      /\.timeout" must be a positive number of seconds/,
+    ],
+  ] as const
+) {
+  Deno.test(`hooks ${value} is an error naming the place`, () => {
+    const e = configError(() =>
+      loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": `{ "hooks": ${value} }` }))
+    );
+    assert.match(e.message, /"\/x\.jsonc"/);
+    assert.match(e.message, pattern);
+  });
+}
+
+Deno.test("notify must be true or false", () => {
+  const e = configError(() =>
+    loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": '{ "notify": "no" }' }))
+  );
+  assert.match(e.message, /"notify" must be true or false/);
+});

@@ -147,3 +147,13 @@ Deno.test("key parser decodes several keys in one read", () => {
     ["text(a)", "left", "text(b)", "ctrl+c", "ctrl+d"],
   );
 });
+
+Deno.test("key parser reports CSI I and CSI O as focus in and focus out", () => {
+  const p = new KeyParser();
+  const enc = new TextEncoder();
+  assertEquals(p.feed(enc.encode("\x1b[Oa\x1b[I")), [
+    { type: "focus", focused: false },
+    { type: "text", text: "a" },
+    { type: "focus", focused: true },
+  ]);
+});

@@ -204,14 +204,20 @@ function blocksFrom(
  * The prompt to send for `typed`: the typed text, then each mentioned file's content in a
  * `<file path="…">` block, at most {@link MAX_MENTION_BYTES} each and never past `maxBytes` in
  * all; each file cut short, or left out, gets a notice. A mention that names no readable file
- * of the workspace is sent as typed.
+ * of the workspace is sent as typed; the mentions in `images` were attached as images.
  */
-export function attachMentions(state: ClientState, typed: string, maxBytes: number): string {
+export function attachMentions(
+  state: ClientState,
+  typed: string,
+  maxBytes: number,
+  images: readonly string[] = [],
+): string {
   const read = state.readMention;
   if (!read) return typed;
   let prompt = typed;
   let used = encoder.encode(typed).length;
-  const paths = mentionedPaths(typed);
+  // Mentions of image files go as images (images.ts), not as text.
+  const paths = mentionedPaths(typed).filter((p) => !images.includes(p));
   for (const [i, path] of paths.entries()) {
     if (i >= MAX_MENTIONS) {
       notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);

@@ -6,7 +6,14 @@
  * @module
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
-import type { Risk, RuleView, ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type {
+  CheckpointSummary,
+  ImageAttachment,
+  Risk,
+  RuleView,
+  ServerEventOf,
+  SessionSummary,
+} from "../../protocol/schema.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -18,7 +25,8 @@ import { PromptHistory } from "../history.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
-  | { kind: "user"; text: string }
+  /** `images`: the chips of the images sent with it (scv 0.3), one line each. */
+  | { kind: "user"; text: string; images?: string[] }
   /**
    * Assistant Markdown. A long streamed message arrives in parts: each complete block is
    * written as soon as the next one starts; `continued` marks the parts after the first.
@@ -91,6 +99,33 @@ export interface SessionPicker {
   utcOffsetMinutes: number;
 }
 
+/** What a rewind of the picker puts back. */
+export const REWIND_MODES = ["files", "conversation", "both"] as const;
+/** One of {@link REWIND_MODES}. */
+export type RewindMode = typeof REWIND_MODES[number];
+
+/** An undo or a rewind on its way: which request it waits for, and what the user sees. */
+export interface RewindFlow {
+  /** `/undo` (files of the last changing turn) or the `/rewind` picker. */
+  kind: "undo" | "rewind";
+  /**
+   * `listing`: waits for `session.checkpoints`; `pick`: the turns are shown; `mode`: files,
+   * conversation or both is chosen; `preview`: waits for the dry run; `confirm`: asks y/n;
+   * `running`: waits for `session.rewound`.
+   */
+  stage: "listing" | "pick" | "mode" | "preview" | "confirm" | "running";
+  /** The request the flow waits for. */
+  requestId: string;
+  /** The turns, newest first, once listed. */
+  turns: CheckpointSummary[];
+  /** The highlighted turn. */
+  index: number;
+  /** The highlighted choice in `mode`. */
+  mode: RewindMode;
+  /** What the dry run said the undo will change. */
+  preview?: { restored: string[]; removed: string[]; more: number };
+}
+
 /** A Ctrl+R search of the prompt history. */
 export interface HistorySearch {
   query: string;
@@ -120,6 +155,23 @@ export type MentionReader = (
   path: string,
   maxBytes: number,
 ) => { text: string; size: number; binary?: boolean } | undefined;
+
+/** An image waiting in the composer. */
+export interface ComposerImage {
+  /** The file's name, as the chip shows it. */
+  name: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** What `turn.start` carries for it. */
+  attachment: ImageAttachment;
+}
+
+/**
+ * Reads what a user named as an image: a path (relative to the workspace or absolute, quoted,
+ * `file://`, with `\ ` escapes as terminals paste them). Undefined: not an image file's path;
+ * `{ error }`: an image that cannot be attached, and why.
+ */
+export type ImageReader = (raw: string) => ComposerImage | { error: string } | undefined;
 
 /** The workspace's files for `@path` completion, as the shell indexed them. */
 export interface WorkspaceIndex {
@@ -180,6 +232,10 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /** scv 0.3: whether the server keeps checkpoints (undefined: it does not say). */
+  checkpoints?: boolean | undefined;
+  /** Why checkpoints are off, when they are. */
+  checkpointsWhy?: string | undefined;
   /**
    * scv 0.3: the session's cost so far in USD (`session_cost_usd` of `session.started` and of
    * each turn's end); undefined while the server reported none (no `pricing` for the model).
@@ -271,6 +327,10 @@ export interface ClientState {
   /** Session requests awaiting their reply. */
   pending: PendingRequests;
   picker: SessionPicker | undefined;
+  /** `/undo` or `/rewind` on its way (see `rewind.ts`). */
+  rewind: RewindFlow | undefined;
+  /** Esc was pressed on an empty idle composer; a second one opens the rewind picker. */
+  escArmed: boolean;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
   /** The local time zone's offset from UTC in minutes, for the picker's times. */
@@ -287,6 +347,10 @@ export interface ClientState {
   completionPending: boolean;
   /** Reads mentioned files; undefined: mentions are sent as typed. */
   readMention: MentionReader | undefined;
+  /** scv 0.3: images waiting in the composer, sent with the next prompt. */
+  images: ComposerImage[];
+  /** Reads a pasted or mentioned image path; undefined: images are not attached. */
+  readImage: ImageReader | undefined;
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
   /**
@@ -350,6 +414,7 @@ export interface CreateStateOptions {
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
+  readImage?: ImageReader;
   /** The `notify` setting (default true). */
   notify?: boolean;
 }
@@ -408,6 +473,8 @@ export function createState(options: CreateStateOptions): ClientState {
     approvalPolicy: options.approvalPolicy ?? "on-risk",
     pending: {},
     picker: undefined,
+    rewind: undefined,
+    escArmed: false,
     search: undefined,
     customCommands: options.customCommands ?? [],
     providerModels: undefined,
@@ -417,6 +484,8 @@ export function createState(options: CreateStateOptions): ClientState {
     files: undefined,
     completionPending: false,
     readMention: options.readMention,
+    images: [],
+    readImage: options.readImage,
     reasoning: emptyReasoning(),
     otherSessions: new Map(),
     focused: true,

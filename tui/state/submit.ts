@@ -62,6 +62,10 @@ export function submit(state: ClientState): Effect[] {
     );
     return effects;
   }
+  if (state.turn && state.images.length > 0) {
+    notice(state, "error", "A prompt with images is sent once the turn ends; it is kept");
+    return effects;
+  }
   state.composer = ed.EMPTY_BUFFER;
   state.history.add(text);
   effects.push({ kind: "save-history" });

@@ -17,7 +17,8 @@ import { endReasoning } from "./reasoning.ts";
 import { finishItem, notice } from "./transcript.ts";
 import { expandCustomCommand } from "./custom_commands.ts";
 import { formatBytes } from "./format.ts";
-import { attachMentions } from "./mentions.ts";
+import { attachMentions, mentionedPaths } from "./mentions.ts";
+import { chipLabels, takeImages } from "./images.ts";
 
 const encoder = new TextEncoder();
 
@@ -61,11 +62,24 @@ export function startTurn(state: ClientState, typed: string): Effect[] {
     cancelRequested: false,
     compacted: false,
   };
-  finishItem(state, { kind: "user", text: expanded });
-  const prompt = attachMentions(state, expanded, state.maxPromptBytes);
+  const { images, used } = takeImages(state, mentionedPaths(expanded));
+  finishItem(
+    state,
+    images.length > 0
+      ? { kind: "user", text: expanded, images: chipLabels(images) }
+      : { kind: "user", text: expanded },
+  );
+  const prompt = attachMentions(state, expanded, state.maxPromptBytes, used);
+  const attachments = images.map((i) => i.attachment);
   return [{
     kind: "send",
-    message: { type: "turn.start", request_id: id, session_id: state.session.id, prompt },
+    message: {
+      type: "turn.start",
+      request_id: id,
+      session_id: state.session.id,
+      prompt,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    },
   }];
 }
 

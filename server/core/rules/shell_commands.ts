@@ -321,6 +321,53 @@ function clip(text: string): string {
  * ```
  */
 export async function parseShell(source: string): Promise<ShellParse> {
+  return plainCommand(source) ?? await parseShellTree(source);
+}
+
+/**
+ * Words bash takes literally: no quotes, expansions, globs, braces, tildes, comments,
+ * redirections or operators, and no leading `=` (the grammar reads `==` as an operator). The command name is held tighter (no `=`: an assignment; and
+ * nothing the grammar reads otherwise there, such as `a@`).
+ */
+const PLAIN_WORD = /^[A-Za-z0-9_./:,+@-][A-Za-z0-9_./:,+@=-]*$/;
+const PLAIN_NAME = /^[A-Za-z0-9_./][A-Za-z0-9_./+-]*$/;
+/** First words bash or the collector treat apart: reserved words, declarations, and below. */
+const NOT_PLAIN_FIRST = new Set([
+  ...["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until"],
+  ...["do", "done", "in", "function", "time", "coproc"],
+  ...["export", "local", "declare", "readonly", "typeset", "unset", "eval"],
+]);
+
+/**
+ * The parse of a line that is one simple command of plain words (`echo hi`, `ls -la src`,
+ * `git status`), without loading tree-sitter: that load costs a tool turn more than the rest
+ * of its work. Undefined for anything else, which the grammar parses. A property test holds it
+ * to the grammar's answer.
+ */
+function plainCommand(source: string): ShellParse | undefined {
+  const text = source.trim();
+  if (text === "" || text.length > 4096) return undefined;
+  const words = text.split(/ +/);
+  if (!words.every((w) => PLAIN_WORD.test(w))) return undefined;
+  const name = words[0]!;
+  if (!PLAIN_NAME.test(name) || NOT_PLAIN_FIRST.has(name)) return undefined;
+  const base = baseName(name);
+  if (SHELLS.has(base) || base in WRAPPERS || base === "eval") return undefined;
+  return { commands: [{ words, text }], unresolvable: [] };
+}
+
+/**
+ * {@link parseShell} through the grammar always, never the plain-command shortcut: what that
+ * shortcut is checked against.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseShellTree } from "./shell_commands.ts";
+ * assert.deepEqual((await parseShellTree("ls -la")).commands.map((c) => c.words), [["ls", "-la"]]);
+ * ```
+ */
+export async function parseShellTree(source: string): Promise<ShellParse> {
   const collector = new Collector(await loadParser());
   collector.parse(source, 0);
   return { commands: collector.commands, unresolvable: collector.unresolvable };
