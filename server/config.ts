@@ -8,6 +8,7 @@
 import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
+import { HOST_PATTERN } from "./host_pattern.ts";
 import { type ModelPrice, validatePricing } from "./pricing.ts";
 import { type HooksConfig, mergeHooks, validateHooks } from "./hooks_config.ts";
 import {
@@ -222,10 +223,6 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   hooks: Object.freeze({}),
   notify: true,
 });
-
-/** A `sandbox_network` host pattern (server/sandbox/net/hosts.ts parses it in full). */
-const HOST_PATTERN =
-  /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
 interface KeyRule {

@@ -39,6 +39,7 @@ import {
 } from "./server_link.ts";
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
 import { imageReader } from "./shell/image_reader.ts";
+import { readClipboardImage } from "./shell/clipboard_image.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
 import { ExitLatch, type Outcome } from "./shell/exit.ts";
@@ -251,6 +252,7 @@ export async function runApp(options: AppOptions): Promise<number> {
     listModels: () => askModels(link?.client, state),
     indexFiles: () => askFiles(link?.client, state),
     notify: (message) => writeAll(notificationBytes(message, env)),
+    clipboardImage: () => readClipboardImage(env),
   });
   const input = new InputReader({
     input: Deno.stdin,

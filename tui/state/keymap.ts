@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { pasteImage, removeLastImage } from "./images.ts";
+import { pasteImage, removeLastImage, requestClipboardImage } from "./images.ts";
 import { rememberedText } from "./rules_text.ts";
 import * as ed from "../composer.ts";
 import type { KeyEvent } from "../keys.ts";
@@ -129,6 +129,7 @@ export const ACTIONS = {
   "delete.to-line-end": edit(ed.killToLineEnd),
   "history.previous": (state) => historyStep(state, -1),
   "history.next": (state) => historyStep(state, 1),
+  "image.paste": (state) => requestClipboardImage(state),
   "reasoning.show": (state) => {
     showReasoning(state);
     return [];
@@ -292,6 +293,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+n": "history.next",
   "ctrl+r": "history.search",
   "ctrl+o": "reasoning.show",
+  "ctrl+v": "image.paste",
   "escape": "turn.cancel",
   "ctrl+c": "app.interrupt",
   "ctrl+d": "app.exit-or-delete",

@@ -384,6 +384,8 @@ export type Effect =
   | { kind: "list-models" }
   /** Index the workspace's files and call `applyWorkspaceIndex`. */
   | { kind: "index-files" }
+  /** scv 0.3: read the clipboard's image (Ctrl+V) and give it to `applyClipboardImage`. */
+  | { kind: "paste-image" }
   /** scv 0.3: tell the user, who is in another window (OSC 9 or BEL, see `notify.ts`). */
   | { kind: "notify"; message: string };
 
