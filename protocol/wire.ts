@@ -39,6 +39,9 @@ export const CLIENT_MESSAGE_TYPES = [
   // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
   "session.checkpoints",
   "session.rewind",
+  // scv 0.3 (docs/steering.md): steering the running turn, and the queue behind it.
+  "turn.steer",
+  "turn.dequeue",
 ] as const;
 
 /** A client message type name. */
@@ -87,6 +90,11 @@ export const SERVER_EVENT_KINDS = {
   // scv 0.3 (docs/checkpoints.md).
   "session.checkpoints": "reply",
   "session.rewound": "session",
+  // scv 0.3 (docs/steering.md).
+  "user.steered": "turn",
+  "turn.steer.accepted": "reply",
+  "turn.queued": "reply",
+  "turn.dequeued": "reply",
   "error": "reply",
 } as const satisfies Record<string, EventKind>;
 

@@ -108,6 +108,7 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
     approvalPolicy: config.approval_policy,
+    ...(config.steer_key ? { steerKey: config.steer_key } : {}),
     customCommands,
     readMention: mentionReader(options.cwd),
     readImage: imageReader(options.cwd),

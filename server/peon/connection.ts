@@ -155,6 +155,8 @@ export class Connection {
   async #cleanup(): Promise<void> {
     this.#stopping = true;
     for (const s of this.#cx.sessions.values()) {
+      // Queued prompts stay recorded, for a resumed session to list, and none starts now.
+      s.inbox.halt();
       s.turn?.controller.abort(new DOMException("connection closed", "AbortError"));
     }
     const graceful = (async () => {

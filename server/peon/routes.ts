@@ -22,7 +22,9 @@ import { sessionRewind } from "./handlers/session_rewind.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
+import { turnDequeue } from "./handlers/turn_dequeue.ts";
 import { turnStart } from "./handlers/turn_start.ts";
+import { turnSteer } from "./handlers/turn_steer.ts";
 
 /** Handles one parsed request of type `T`. */
 export type Handler<T extends ClientMessageType> = (
@@ -47,6 +49,8 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "files.list": filesList,
   "session.checkpoints": sessionCheckpoints,
   "session.rewind": sessionRewind,
+  "turn.steer": turnSteer,
+  "turn.dequeue": turnDequeue,
   "rules.list": rulesList,
 };
 

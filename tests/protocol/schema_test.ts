@@ -111,7 +111,7 @@ const OPTIONAL: Record<string, string[]> = {
   "files.list": ["limit"],
   "models.list": ["error"],
   "approval.requested": ["rule", "sandboxed"],
-  "turn.start": ["attachments"],
+  "turn.start": ["attachments", "queue"],
   "initialize": ["client", "capabilities"],
   "turn.completed": ["usage", "cost_usd", "session_cost_usd"],
   "error": ["request_id"],
@@ -125,6 +125,7 @@ const OPTIONAL: Record<string, string[]> = {
     "checkpoints",
     "hooks",
     "session_cost_usd",
+    "queued",
   ],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
@@ -135,6 +136,9 @@ const OPTIONAL: Record<string, string[]> = {
   "session.rewind": ["dry_run"],
   "session.rewound": ["dry_run", "truncated", "restored_count", "removed_count"],
   "session.checkpoints": ["truncated"],
+  // scv 0.3 (docs/steering.md)
+  "turn.cancelled": ["dropped_steers"],
+  "turn.failed": ["dropped_steers"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {
