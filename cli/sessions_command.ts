@@ -9,6 +9,8 @@ import { loadConfigOrReport, readEnv } from "../server/config.ts";
 import { errorText } from "../server/error_text.ts";
 import { openSessionStore } from "../server/sessions/open_store.ts";
 import type { IndexEntry } from "../server/sessions/session_index.ts";
+import { checkpointsDir } from "../server/checkpoints/open.ts";
+import { checkpointsUsage } from "../server/checkpoints/retention.ts";
 
 /** Where `scv sessions` writes; injectable for embedding. */
 export interface SessionsIO {
@@ -55,6 +57,27 @@ export function sessionLine(e: IndexEntry): string {
   return `${e.session_id}  ${shortTime(e.updated_at)}  ${turns}  ${cwd}  ${title || "(no prompt)"}`;
 }
 
+/**
+ * The checkpoints' disk use as a line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkpointsLine } from "./sessions_command.ts";
+ * assert.equal(
+ *   checkpointsLine({ workspaces: 2, bytes: 3 * 1024 * 1024 }, "/s/scv/checkpoints"),
+ *   "checkpoints: 3.0 MiB for 2 workspaces in /s/scv/checkpoints",
+ * );
+ * ```
+ */
+export function checkpointsLine(used: { workspaces: number; bytes: number }, dir: string): string {
+  const size = used.bytes >= 1024 * 1024
+    ? `${(used.bytes / 1024 / 1024).toFixed(1)} MiB`
+    : `${(used.bytes / 1024).toFixed(1)} KiB`;
+  const ws = `${used.workspaces} workspace${used.workspaces === 1 ? "" : "s"}`;
+  return `checkpoints: ${size} for ${ws} in ${dir.replace(CONTROL, " ")}`;
+}
+
 /** Lists sessions; resolves with the exit status (0 listed, 1 cannot list, 2 bad config). */
 export async function runSessions(
   options: SessionsOptions,
@@ -94,6 +117,11 @@ export async function runSessions(
     return 0;
   }
   for (const s of list.sessions) io.stdout(sessionLine(s) + "\n");
+  const cpDir = checkpointsDir(readEnv);
+  if (cpDir !== undefined) {
+    const used = await checkpointsUsage(cpDir);
+    if (used.workspaces > 0) io.stdout(checkpointsLine(used, cpDir) + "\n");
+  }
   if (list.matched > list.sessions.length) {
     io.stderr(`scv sessions: ${list.matched - list.sessions.length} older not shown (--limit)\n`);
   }

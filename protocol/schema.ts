@@ -173,6 +173,29 @@ export const RulesListMessage = z.object({
   session_id: id,
 });
 
+/** scv 0.3 `session.checkpoints`: the session's checkpoints (turns to rewind to), newest first. */
+export const SessionCheckpointsMessage = z.object({
+  type: z.literal("session.checkpoints"),
+  request_id: requestId,
+  session_id: id,
+});
+
+/**
+ * scv 0.3 `session.rewind`: on an idle session, puts the workspace's files back as they were
+ * before turn `turn_id` (`files`) and/or drops that turn and every later one from the
+ * conversation and the record (`conversation`). At least one of the two must be true.
+ */
+export const SessionRewindMessage = z.object({
+  type: z.literal("session.rewind"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+  files: z.boolean(),
+  conversation: z.boolean(),
+  /** scv's own: say what `files` would restore and remove, and change nothing. Omitted: false. */
+  dry_run: z.boolean().optional(),
+});
+
 /**
  * Every client message's schema, keyed by its type: one per name in `wire.ts`'s
  * `CLIENT_MESSAGE_TYPES`, no more and no fewer (the compiler checks both ways).
@@ -189,6 +212,8 @@ export const CLIENT_MESSAGES = {
   "session.compact": SessionCompactMessage,
   "session.configure": SessionConfigureMessage,
   "mcp.status": McpStatusMessage,
+  "session.checkpoints": SessionCheckpointsMessage,
+  "session.rewind": SessionRewindMessage,
   "rules.list": RulesListMessage,
 } as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
@@ -271,6 +296,11 @@ export const SessionStartedEvent = z.object({
    */
   last_seq: z.number().int().nonnegative().optional(),
   sandbox: SessionSandbox.optional(),
+  /**
+   * scv 0.3: whether the session keeps checkpoints of the workspace (`session.rewind`), and when
+   * not, why (git not on PATH, `checkpoints` false, ...). Omitted by servers before 0.3.
+   */
+  checkpoints: z.object({ enabled: z.boolean(), reason: z.string().optional() }).optional(),
   /**
    * scv 0.2, on a resumed session: what the user should know about its record, e.g. that a
    * record torn by a crash was dropped; scv 0.3, on any session: that the workspace's Claude
@@ -447,6 +477,11 @@ export const TurnCompletedEvent = z.object({
   steps: z.number().int().nonnegative(),
   /** Omitted when no provider call reported usage. */
   usage: Usage.optional(),
+  /**
+   * scv 0.3: scv's own count of the tokens the conversation takes after the turn (what the next
+   * prompt would take before the new message); omitted when scv has not counted yet.
+   */
+  context_tokens: z.number().int().nonnegative().optional(),
   /** scv 0.3: this turn's cost in USD by `pricing`; omitted when its model has no price or no usage was reported. */
   cost_usd: z.number().nonnegative().optional(),
   ...sessionCost,
@@ -568,6 +603,52 @@ export const McpStatusEvent = z.object({
   truncated: z.boolean().optional(),
 });
 
+/** One turn a session can rewind to, in `session.checkpoints`. */
+export const CheckpointSummary = z.object({
+  turn_id: id,
+  /** The turn's prompt as a title (a rewind's own checkpoint: "Rewind to before ..."). */
+  title: z.string(),
+  /** ISO 8601 UTC. */
+  created_at: z.string(),
+  /** Files the turn changed (created, changed or deleted); 0 for a turn that changed none. */
+  files_changed: z.number().int().nonnegative(),
+});
+
+/** One turn a session can rewind to, as a type. */
+export type CheckpointSummary = z.infer<typeof CheckpointSummary>;
+
+/** scv 0.3 `session.checkpoints` (the reply): the turns to rewind to, newest first. */
+export const SessionCheckpointsEvent = z.object({
+  type: z.literal("session.checkpoints"),
+  request_id: requestId,
+  session_id: id,
+  turns: z.array(CheckpointSummary),
+  /** True when older turns were left out to fit the frame limit. */
+  truncated: z.boolean().optional(),
+});
+
+/** scv 0.3 `session.rewound`: the reply to `session.rewind`, what it did. */
+export const SessionRewoundEvent = z.object({
+  type: z.literal("session.rewound"),
+  request_id: requestId,
+  session_id: id,
+  seq,
+  turn_id: id,
+  /** Workspace-relative paths written back (changed or deleted since); empty without `files`. */
+  restored: z.array(z.string()),
+  /** Workspace-relative paths removed (created since). */
+  removed: z.array(z.string()),
+  /** Turns dropped from the conversation; 0 without `conversation`. */
+  conversation_turns_removed: z.number().int().nonnegative(),
+  /** True when `restored` or `removed` lists only the first paths, to fit the frame limit. */
+  truncated: z.boolean().optional(),
+  /** scv's own: the totals, which the lists fall short of when `truncated`. */
+  restored_count: z.number().int().nonnegative().optional(),
+  removed_count: z.number().int().nonnegative().optional(),
+  /** True on the answer to a `dry_run`: nothing was changed. */
+  dry_run: z.boolean().optional(),
+});
+
 /** scv 0.3 `rules.list` (the reply): the rules in force, in the order they are consulted. */
 export const RulesListEvent = z.object({
   type: z.literal("rules.list"),
@@ -615,6 +696,8 @@ export const SERVER_EVENTS = {
   "history.end": HistoryEndEvent,
   "session.configured": SessionConfiguredEvent,
   "mcp.status": McpStatusEvent,
+  "session.checkpoints": SessionCheckpointsEvent,
+  "session.rewound": SessionRewoundEvent,
   "rules.list": RulesListEvent,
   "error": ErrorEvent,
 } as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };

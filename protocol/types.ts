@@ -28,3 +28,6 @@ export type Usage = schema.Usage;
 
 /** One recorded session, as `session.list` reports it. */
 export type SessionSummary = schema.SessionSummary;
+
+/** scv 0.3: one turn a session can rewind to, as `session.checkpoints` reports it. */
+export type CheckpointSummary = schema.CheckpointSummary;

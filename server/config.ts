@@ -137,6 +137,12 @@ export interface Config {
   session_retention_days: number;
   /** scv 0.2: beyond this many recorded sessions, the oldest are deleted at startup. */
   max_sessions: number;
+  /** scv 0.3: snapshots of the workspace around changing turns, for `session.rewind`. */
+  checkpoints: boolean;
+  /** scv 0.3: files larger than this are not snapshotted. */
+  checkpoint_max_file_bytes: number;
+  /** scv 0.3: a snapshot that would store more changed bytes than this is skipped. */
+  checkpoint_max_bytes: number;
   /**
    * scv 0.3: USD per million tokens by model name, for `cost_usd` (server/provider/pricing.ts);
    * merged by model across config files. No entry: no cost is reported for that model.
@@ -209,6 +215,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   persist_sessions: true,
   session_retention_days: 30,
   max_sessions: 500,
+  checkpoints: true,
+  checkpoint_max_file_bytes: 4 * 1024 * 1024,
+  checkpoint_max_bytes: 256 * 1024 * 1024,
   pricing: Object.freeze({}),
   hooks: Object.freeze({}),
   notify: true,
@@ -372,6 +381,9 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   persist_sessions: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
   session_retention_days: positiveInt,
   max_sessions: positiveInt,
+  checkpoints: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  checkpoint_max_file_bytes: positiveInt,
+  checkpoint_max_bytes: positiveInt,
   pricing: {
     expected: "must be an object of model names to prices",
     valid: () => true,

@@ -11,6 +11,7 @@ import { type Buffer, visualRows } from "./composer.ts";
 import { chipLabels } from "./state/images.ts";
 import { renderDiff, renderUnifiedDiff } from "./diff_view.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { rewindRows } from "./rewind_view.ts";
 import {
   type ClientState,
   contextPercent,
@@ -725,7 +726,10 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
   const status = take(1);
   // The composer's rules give way before the picker's highlighted row (typing goes to the
   // picker's filter while it is open): title, filter, one session and its count need 4.
-  const picker = pickerRows(state, w, style, Math.max(Math.min(room, 4), room - 3));
+  const picker = [
+    ...pickerRows(state, w, style, Math.max(Math.min(room, 4), room - 3)),
+    ...rewindRows(state, w, style, Math.max(Math.min(room, 4), room - 3)),
+  ];
   take(picker.length);
   const hintRows = take(hint.length);
   const summary = box ? take(Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1) : 0;

@@ -48,6 +48,15 @@ export interface ContextManager {
   ): Promise<FitPlan>;
   /** Whether `history` must be trimmed to `max_history_bytes`, and how. */
   trim(history: ChatMessage[], turnStart: number): TrimPlan;
+  /**
+   * scv 0.3: the tokens a prompt of `history` would take, counted as `fit` counts (calibrated by
+   * what providers reported); undefined before the first `fit` loaded a counter. What the status
+   * line shows when the provider reports no usage.
+   */
+  count?(
+    history: ChatMessage[],
+    options: { systemPrompt: string; tools: ToolSpec[] },
+  ): number | undefined;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
   /** Settled: the tokenizer loads on first need, inside `fit`. */
@@ -151,6 +160,13 @@ export function createContextManager(
       if (c === bound) boundPlans.set(messages, tools);
       else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
       return plan.kind === "fits" ? { kind: "fits", messages } : { ...plan, messages };
+    },
+
+    count(history, { systemPrompt, tools }) {
+      const c = used;
+      if (!c) return undefined;
+      const system = c.countMessage({ role: "system", content: systemPrompt });
+      return c.countPrompt(history, system, c.countTools(tools));
     },
 
     trim(history, turnStart) {

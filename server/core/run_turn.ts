@@ -21,6 +21,7 @@ import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
+import { checkpointTurnEnd, checkpointTurnStart } from "./checkpoint_hooks.ts";
 import { truncateText } from "../tools/output.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
 import { hooksOf, promptHooks, stopHooks, takeSessionStart } from "./hook_points.ts";
@@ -42,6 +43,7 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       return await finishWith(turn, { type: "turn.completed", steps: 0 });
     }
     turn.begin();
+    await checkpointTurnStart(turn, deps.notices);
     if (before.context !== undefined) turn.append(hookContext(before.context));
     // The history bound applies to the prompt as soon as it is part of the history.
     await trim(turn, turn.start, deps);
@@ -105,11 +107,17 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       await emitBounded(turn, "turn.notice", { message }, "notice", signal);
     }
     const usage = turn.usage;
+    // scv's own count, for a client whose provider reports no usage (the status line's figure).
+    const counted = deps.context.count?.(turn.session.history, {
+      systemPrompt: deps.systemPrompt,
+      tools: deps.tools.specs(),
+    });
     const cost = turn.costUsd;
     end = {
       type: "turn.completed",
       steps: turn.steps,
       ...(usage ? { usage } : {}),
+      ...(counted !== undefined ? { context_tokens: counted } : {}),
       ...(cost !== undefined ? { cost_usd: cost } : {}),
     };
   } catch (e) {
@@ -121,6 +129,8 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         : { code: "internal_error", message: errorText(e) }),
     };
   }
+  // Bounded in time like every snapshot, and taken for a cancelled or failed turn too.
+  await checkpointTurnEnd(turn, deps.notices);
   return await finishWith(turn, end);
 }
 

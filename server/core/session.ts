@@ -10,6 +10,7 @@ import { BUILTIN_RULES } from "./rules/builtin.ts";
 import type { Rule } from "./rules/rule.ts";
 import { SessionRules } from "./rules/session_rules.ts";
 import type { Recorder } from "../sessions/recorder.ts";
+import type { SessionCheckpoints } from "../checkpoints/session_checkpoints.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
 import { SeqCounter } from "./seq.ts";
 
@@ -69,6 +70,8 @@ export class Session {
   approvalPolicy: string | undefined;
   /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
   recorder: Recorder | undefined;
+  /** scv 0.3: snapshots of the workspace for `session.rewind`; undefined: checkpoints are off. */
+  checkpoints: SessionCheckpoints | undefined;
   history: ChatMessage[] = [];
   usage: UsageTotals = { input_tokens: 0, output_tokens: 0 };
   /** Compaction metadata: how many messages compaction and trimming removed so far. */

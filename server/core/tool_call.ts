@@ -16,6 +16,7 @@ import type { AgentDeps } from "./deps.ts";
 import { type ApprovalRequest, needsApproval } from "./approvals.ts";
 import { changePreview, jsonBytes } from "./approval_preview.ts";
 import { runTool } from "./run_tool.ts";
+import { checkpointBeforeCall } from "./checkpoint_hooks.ts";
 import { hooksOf, postToolHooks, preToolHooks } from "./hook_points.ts";
 import { decideCall } from "../hooks/decision.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
@@ -238,6 +239,8 @@ export async function runToolCall(
   signal.throwIfAborted();
   const grew = await riskGrew(ready, cwd);
   if (grew !== undefined) return await complete(failed(grew));
+  // The workspace as it was before the turn's first call that may change it.
+  await checkpointBeforeCall(turn, risk, signal, deps.notices);
   // Cancelled between approval and start: nothing ran, so no completion either.
   await turn.emit(
     "tool.started",

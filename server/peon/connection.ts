@@ -22,6 +22,7 @@ import type { Session } from "../core/session.ts";
 import type { TurnEndObserver } from "../core/turn.ts";
 import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import type { CheckpointsState } from "../checkpoints/open.ts";
 import { endSessionHooks } from "../core/hook_points.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
@@ -52,6 +53,8 @@ export interface ConnectionOptions {
   sandbox?: () => Promise<(workspace: string) => SandboxReport>;
   /** Where sessions are recorded and resumed from; omitted: not recorded. */
   sessions?: SessionStore | undefined;
+  /** scv 0.3: whether sessions keep checkpoints, and where; omitted: they do not. */
+  checkpoints?: () => Promise<CheckpointsState>;
 }
 
 /** Errors that end the read loop: the output is gone or the connection closes on purpose. */
@@ -196,6 +199,8 @@ export class Connection {
       initialized: false,
       capabilities: {},
       store: o.sessions,
+      checkpoints: o.checkpoints ??
+        (() => Promise.resolve({ enabled: false, reason: "this server keeps no checkpoints" })),
       tools: undefined,
       send: <T extends ServerEventType>(event: EventOf<T>) => replies.send({ ...event }),
       sendSession: <T extends ServerEventType>(event: Unsequenced<T>, session: Session) =>

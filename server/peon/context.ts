@@ -17,6 +17,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { TurnEndObserver } from "../core/turn.ts";
 import type { FrameWriter } from "./writer.ts";
 import type { McpHost } from "../mcp/host.ts";
+import type { CheckpointsState } from "../checkpoints/open.ts";
 
 /** Exit statuses of a connection. */
 export const EXIT = { ok: 0, outputFailed: 1, versionMismatch: 2 } as const;
@@ -58,6 +59,8 @@ export interface ConnectionContext {
   initialized: boolean;
   /** The optional turn events the client asked for in `initialize` (scv 0.2). */
   capabilities: { reasoning?: boolean | undefined; notices?: boolean | undefined };
+  /** scv 0.3: whether sessions keep checkpoints, and where. */
+  readonly checkpoints: () => Promise<CheckpointsState>;
   /** Where sessions are recorded and resumed from; undefined: not recorded. */
   readonly store: SessionStore | undefined;
   /** The tools, once a turn loaded them (for the summaries of recorded tool calls). */

@@ -15,6 +15,8 @@ import { sessionCompact } from "./handlers/session_compact.ts";
 import { sessionConfigure } from "./handlers/session_configure.ts";
 import { sessionHistory } from "./handlers/session_history.ts";
 import { sessionList } from "./handlers/session_list.ts";
+import { sessionCheckpoints } from "./handlers/session_checkpoints.ts";
+import { sessionRewind } from "./handlers/session_rewind.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
@@ -39,6 +41,8 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
   "mcp.status": mcpStatus,
+  "session.checkpoints": sessionCheckpoints,
+  "session.rewind": sessionRewind,
   "rules.list": rulesList,
 };
 

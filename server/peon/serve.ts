@@ -13,6 +13,7 @@ import type { McpServerStatus } from "../mcp/host.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import { openSessionStore } from "../sessions/open_store.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import { checkpointsState } from "../checkpoints/open.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -94,6 +95,7 @@ export function serve(options: ServeOptions): Promise<number> {
       return (workspace) => s.report(workspace);
     },
     sessions,
+    checkpoints: () => checkpointsState(config, env),
   });
   // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
   return connection.run().finally(() => mcp?.close());

@@ -22,6 +22,8 @@ export interface SessionStartedExtras {
   sandbox?: SandboxReport | undefined;
   /** Each enabled MCP server's state. */
   mcp_servers?: McpServerStatus[] | undefined;
+  /** scv 0.3: whether the session keeps checkpoints, and why not. */
+  checkpoints?: { enabled: boolean; reason?: string } | undefined;
 }
 
 /** What `session.started` reports for a session that was just opened. */
@@ -43,6 +45,7 @@ export function sessionStartedBody(
     max_prompt_history_items: config.max_prompt_history_items,
     ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
     ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
+    ...(extras.checkpoints ? { checkpoints: extras.checkpoints } : {}),
     ...(hookGroups(config.hooks).length > 0 ? { hooks: hookGroups(config.hooks) } : {}),
     // A resumed session's cost so far, so a client's total goes on from it.
     ...(session.usage.cost_usd !== undefined

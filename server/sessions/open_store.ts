@@ -40,6 +40,13 @@ export function openSessionStore(
       maxSessions: config.max_sessions,
       maxImageBytes: config.max_image_bytes,
       log,
+      // Loaded only when retention deleted something, so startup pays nothing for it.
+      onDeleted: async (ids) => {
+        const { checkpointsDir } = await import("../checkpoints/open.ts");
+        const { removeSessionCheckpoints } = await import("../checkpoints/retention.ts");
+        const cpDir = checkpointsDir(env);
+        if (cpDir !== undefined) await removeSessionCheckpoints(cpDir, ids, log);
+      },
     });
     store.ready.catch((e) =>
       log(

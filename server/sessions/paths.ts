@@ -6,6 +6,25 @@
  */
 
 /**
+ * scv's state directory for an environment: `$XDG_STATE_HOME/scv` (absolute only), else
+ * `~/.local/state/scv`; undefined when neither names a directory. Sessions and checkpoints live
+ * under it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stateDir } from "./paths.ts";
+ * assert.equal(stateDir((n) => ({ HOME: "/h" } as Record<string, string>)[n]), "/h/.local/state/scv");
+ * ```
+ */
+export function stateDir(env: (name: string) => string | undefined): string | undefined {
+  const xdg = env("XDG_STATE_HOME");
+  if (xdg?.startsWith("/")) return `${xdg.replace(/\/+$/, "")}/scv`;
+  const home = env("HOME");
+  return home?.startsWith("/") ? `${home.replace(/\/+$/, "")}/.local/state/scv` : undefined;
+}
+
+/**
  * The sessions directory for an environment, or undefined when neither an absolute
  * `XDG_STATE_HOME` nor `HOME` is set.
  *
@@ -20,12 +39,8 @@
  * ```
  */
 export function sessionsDir(env: (name: string) => string | undefined): string | undefined {
-  const xdg = env("XDG_STATE_HOME");
-  if (xdg?.startsWith("/")) return `${xdg.replace(/\/+$/, "")}/scv/sessions`;
-  const home = env("HOME");
-  return home?.startsWith("/")
-    ? `${home.replace(/\/+$/, "")}/.local/state/scv/sessions`
-    : undefined;
+  const state = stateDir(env);
+  return state === undefined ? undefined : `${state}/sessions`;
 }
 
 /** Session ids scv creates (UUIDs); anything else names no recorded session. */

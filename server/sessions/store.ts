@@ -36,6 +36,8 @@ export interface StoreOptions {
   log: (line: string) => void;
   /** The clock, for tests of retention. */
   now?: () => number;
+  /** Told which sessions retention deleted (their checkpoints go with them). */
+  onDeleted?: (ids: readonly string[]) => Promise<void>;
   /** scv 0.3: the largest stored image read back on resume; omitted: 5 MiB. */
   maxImageBytes?: number;
 }
@@ -171,6 +173,7 @@ export class SessionStore {
           `${this.#o.maxSessions}): ${ids}`,
       );
     }
+    if (deleted.length > 0) await this.#o.onDeleted?.(deleted);
     if (deleted.length > 0 || rewriteIndex) {
       await this.#index.rewrite([...kept, ...busy].sort(newestFirst));
     }

@@ -130,7 +130,13 @@ Deno.test("scv sessions lists recorded sessions newest first, as text and as NDJ
       assertEquals(listed[0].cwd, dirs.cwd);
       assertEquals(listed[0].turns, 1);
       const textOut = await scv(["sessions", "--limit", "1"], dirs);
-      const lines = textOut.stdout.trim().split("\n");
+      const all = textOut.stdout.trim().split("\n");
+      // The last line is the checkpoints' disk use (each exec turn began a checkpoint log).
+      assertMatch(
+        all.at(-1)!,
+        /^checkpoints: [0-9.]+ KiB for 1 workspace in .*\/scv\/checkpoints$/,
+      );
+      const lines = all.slice(0, -1);
       assertEquals(lines.length, 1);
       assert(lines[0]!.startsWith(ids[1]!), lines[0]);
       assertMatch(lines[0]!, /1 turn .*the second prompt$/);

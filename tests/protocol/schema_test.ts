@@ -114,13 +114,16 @@ const OPTIONAL: Record<string, string[]> = {
   "turn.completed": ["usage"],
   "error": ["request_id"],
   "session.start": ["resume"],
-  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "sandbox"],
+  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "sandbox", "checkpoints"],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
   "session.compact": ["instructions"],
   "session.configure": ["model", "approval_policy"],
   "history.item": ["truncated", "compaction", "name", "summary", "success"],
   "mcp.status": ["truncated"],
+  "session.rewind": ["dry_run"],
+  "session.rewound": ["dry_run", "truncated", "restored_count", "removed_count"],
+  "session.checkpoints": ["truncated"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {

@@ -82,3 +82,18 @@ Deno.test("a preview too large for the frame keeps its head and tail and says wh
     assert(bytes <= frame && bytes > frame / 2, `${bytes}`);
   });
 });
+
+Deno.test("turn.completed carries scv's own context count when the provider reports no usage", async () => {
+  const mock = await MockOpenAI.start([text("an answer of a few words")]);
+  await withServer(mock, {}, async (p) => {
+    const { sessionId } = await p.open();
+    const { done } = await p.runTurn(sessionId, "hello");
+    assertEquals(done.type, "turn.completed");
+    assertEquals(done.usage, undefined);
+    assert(
+      Number.isInteger(done.context_tokens) && done.context_tokens > 5,
+      `${done.context_tokens}`,
+    );
+    assertEquals(p.schemaErrors, []);
+  });
+});

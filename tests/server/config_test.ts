@@ -92,6 +92,9 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     persist_sessions: true,
     session_retention_days: 30,
     max_sessions: 500,
+    checkpoints: true,
+    checkpoint_max_file_bytes: 4194304,
+    checkpoint_max_bytes: 268435456,
     pricing: {},
     hooks: {},
     notify: true,
@@ -207,7 +210,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 16);
+  assert.equal(keys.length, 18);
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],
@@ -526,6 +529,15 @@ Deno.test("persist_sessions must be a boolean", () => {
       ),
     ConfigError,
     '"persist_sessions" must be true or false, got "no"',
+  );
+});
+
+Deno.test("checkpoints must be a boolean", () => {
+  assert.equal(parseConfigText('{ "checkpoints": false }', "f.jsonc").checkpoints, false);
+  assert.throws(
+    () => parseConfigText('{ "checkpoints": "off" }', "f.jsonc"),
+    ConfigError,
+    'Cannot load config "f.jsonc": "checkpoints" must be true or false, got "off"',
   );
 });
 

@@ -15,7 +15,7 @@ export const LOCKED_DOWN_ENV =
 /**
  * `--allow-read` and `--allow-write` scoped to the workspace and scv's config and state
  * directories, `--allow-net` to the provider's host, `--allow-env` to {@link LOCKED_DOWN_ENV},
- * `--allow-run=bwrap`.
+ * `--allow-run=bwrap,git` (git for checkpoints).
  */
 export function lockedDownFlags(o: {
   workspace: string;
@@ -29,6 +29,6 @@ export function lockedDownFlags(o: {
     `--allow-write=${o.workspace},${o.stateDir}`,
     `--allow-net=${o.providerHost}`,
     `--allow-env=${LOCKED_DOWN_ENV}`,
-    "--allow-run=bwrap",
+    "--allow-run=bwrap,git",
   ];
 }

@@ -15,7 +15,7 @@ export const SERVER_FLAGS = [
   "--allow-write",
   "--allow-env",
   "--allow-net",
-  "--allow-run=bash,bwrap",
+  "--allow-run=bash,bwrap,git",
 ];
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -20,6 +20,7 @@ import {
 } from "./model.ts";
 import { compactNow, configureModel, LISTING_MODELS, newSession, openPicker } from "./sessions.ts";
 import { notice } from "./transcript.ts";
+import { openRewind, startUndo } from "./rewind.ts";
 
 /** One slash command. */
 export interface SlashCommand {
@@ -140,6 +141,7 @@ export const KEYS_HELP = [
   "      Ctrl+R search history · Tab completes a /command or an @path (its file is sent)",
   "      Ctrl+O shows the model's whole reasoning (while it streams, only its last line shows)",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
+  "      Esc twice on an empty prompt: rewind to before a turn (files, conversation or both)",
   "Approvals: y approve · n deny · a always allow (this session) · ←/→ and Enter choose",
 ];
 
@@ -156,6 +158,16 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "/new", help: "new session", run: newSession },
   { name: "/resume", help: "pick a recorded session", run: (state) => openPicker(state, false) },
   { name: "/clear", help: "new conversation", run: clear },
+  {
+    name: "/undo",
+    help: "put back the files the last changing turn changed (asks first)",
+    run: startUndo,
+  },
+  {
+    name: "/rewind",
+    help: "pick a turn; rewind its files, the conversation or both (also Esc Esc)",
+    run: openRewind,
+  },
   {
     name: "/compact",
     args: "[instructions]",

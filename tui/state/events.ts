@@ -23,6 +23,10 @@ import { mcpLine, toolSummary } from "./format.ts";
 import { rememberedText, rulesListText } from "./rules_text.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
 import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
+import { applyCheckpoints, applyRewound, rewindRefused } from "./rewind.ts";
+
+/** The reason the server gives when the config turned checkpoints off. */
+const CHECKPOINTS_OFF_BY_CONFIG = "checkpoints is false in the config";
 import {
   applyCompactReply,
   applyConfigured,
@@ -114,6 +118,7 @@ function applySessionRequestError(state: ClientState, answers: (id: string) => b
   if (p.configure !== undefined && answers(p.configure)) p.configure = undefined;
   if (p.history !== undefined && answers(p.history)) p.history = undefined;
   if (state.hint?.startsWith("Compacting") && p.compact === undefined) state.hint = undefined;
+  rewindRefused(state, answers);
   const picker = state.picker;
   if (picker && answers(picker.requestId)) {
     state.picker = undefined;
@@ -156,6 +161,8 @@ export const EVENT_HANDLERS: EventTable = {
         resumed: event.resumed === true,
         sandbox: event.sandbox,
         mcpServers: event.mcp_servers ?? [],
+        checkpoints: event.checkpoints?.enabled,
+        checkpointsWhy: event.checkpoints?.reason,
         costUsd: event.session_cost_usd,
         hooks: event.hooks ?? [],
       };
@@ -177,10 +184,17 @@ export const EVENT_HANDLERS: EventTable = {
       if (event.mcp_servers && event.mcp_servers.length > 0) {
         notice(state, "info", mcpLine(event.mcp_servers));
       }
+      const cp = event.checkpoints;
+      // Said once per session; a config that turned them off needs no reminder.
+      if (cp && !cp.enabled && cp.reason !== CHECKPOINTS_OFF_BY_CONFIG) {
+        notice(state, "warn", `Checkpoints are off (${cp.reason}): /undo and /rewind cannot work`);
+      }
       return effects;
     },
   },
   "session.list": { scope: "connection", apply: applySessionList },
+  "session.checkpoints": { scope: "session", apply: applyCheckpoints },
+  "session.rewound": { scope: "session", apply: applyRewound },
   "rules.list": {
     scope: "session",
     apply(state, event) {
@@ -378,7 +392,8 @@ export const EVENT_HANDLERS: EventTable = {
     scope: "turn",
     apply(state, event, turn) {
       noteCost(state, event);
-      const estimate = contextEstimate(event);
+      // Without the provider's usage, scv's own count (not a 0 that reads as an empty context).
+      const estimate = contextEstimate(event) ?? event.context_tokens;
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);

@@ -20,6 +20,7 @@ import { choosePicked, closePicker, editPickerFilter, movePicker } from "./sessi
 import { submit } from "./submit.ts";
 import { notice } from "./transcript.ts";
 import { cancelTurn } from "./turn.ts";
+import { closeRewind, enterRewind, moveRewind, openRewind, rewindText } from "./rewind.ts";
 
 /** A key that is not text (Enter, arrows, Ctrl+letter…). */
 type NamedKey = Extract<KeyEvent, { type: "key" }>;
@@ -35,6 +36,8 @@ export interface KeyContext {
   ev: KeyEvent;
   /** A first Ctrl+C on an empty idle composer had armed the exit before this key. */
   exitWasArmed: boolean;
+  /** A first Esc on an empty idle composer had armed the rewind picker before this key. */
+  escWasArmed?: boolean;
 }
 
 /** Replaces the composer's buffer with `edit` applied to it. */
@@ -173,7 +176,28 @@ export const ACTIONS = {
     editPickerFilter(state, { remove: true });
     return [];
   },
-  "turn.cancel": (state) => state.turn ? cancelTurn(state) : [],
+  /** Esc: cancels the turn; idle on an empty composer, twice opens the rewind picker. */
+  "turn.cancel": (state, key) => {
+    if (state.turn) return cancelTurn(state);
+    if (state.composer.text !== "" || !state.session) return [];
+    if (key.escWasArmed) {
+      if (state.hint === ESC_AGAIN) state.hint = undefined;
+      return openRewind(state);
+    }
+    state.escArmed = true;
+    state.hint = ESC_AGAIN;
+    return [];
+  },
+  "rewind.up": (state) => {
+    moveRewind(state, -1);
+    return [];
+  },
+  "rewind.down": (state) => {
+    moveRewind(state, 1);
+    return [];
+  },
+  "rewind.enter": (state) => enterRewind(state),
+  "rewind.close": (state) => closeRewind(state),
   /** Ctrl+C: cancel the turn, else empty the composer, else arm (then take) the exit. */
   "app.interrupt": (state, key) => {
     // While a cancel awaits confirmation, Ctrl+C does as when idle, so twice still exits.
@@ -221,6 +245,9 @@ export const ACTIONS = {
   "approval.always": (state) => resolveApproval(state, true, true),
   "approval.deny": (state) => resolveApproval(state, false),
 } satisfies Record<string, Action>;
+
+/** The hint after a first Esc on an empty idle composer. */
+export const ESC_AGAIN = "Press Esc again to rewind to before a turn";
 
 /** The approval box's choices, in the order ←/→ walk them. */
 const CHOICES = ["approve", "deny", "always"] as const;
@@ -298,6 +325,20 @@ export const PICKER_KEYMAP: Readonly<Record<string, ActionName>> = {
   "backspace": "picker.delete",
 };
 
+/** Chords of the rewind picker and the undo's question, before the others. */
+export const REWIND_KEYMAP: Readonly<Record<string, ActionName>> = {
+  "up": "rewind.up",
+  "ctrl+p": "rewind.up",
+  "left": "rewind.up",
+  "down": "rewind.down",
+  "ctrl+n": "rewind.down",
+  "right": "rewind.down",
+  "tab": "rewind.down",
+  "enter": "rewind.enter",
+  "escape": "rewind.close",
+  "ctrl+c": "rewind.close",
+};
+
 /**
  * Chords of a Ctrl+R search; typed text extends the query. Any other key keeps the match and
  * then does what it does, as in readline.
@@ -325,6 +366,7 @@ function chords(ev: NamedKey): string[] {
 function tables(state: ClientState): Readonly<Record<string, ActionName>>[] {
   const out = [];
   if (state.picker) out.push(PICKER_KEYMAP);
+  if (state.rewind) out.push(REWIND_KEYMAP);
   if (state.search) out.push(SEARCH_KEYMAP);
   if (state.approval) out.push(APPROVAL_KEYMAP);
   out.push(KEYMAP);
@@ -357,6 +399,8 @@ function applyText(
     editPickerFilter(state, ev.text);
     return [];
   }
+  // Letters answer the rewind's question or choose its mode; nothing else is typed meanwhile.
+  if (state.rewind && typed) return rewindText(state, ev.text);
   if (state.search && typed) {
     editSearch(state, ev.text);
     return [];
@@ -401,6 +445,9 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
   state.version++;
   const wasArmed = state.exitArmed;
   state.exitArmed = false;
+  const escWasArmed = state.escArmed;
+  state.escArmed = false;
+  if (escWasArmed && state.hint === ESC_AGAIN) state.hint = undefined;
   if (wasArmed && state.hint?.startsWith("Press Ctrl+C")) {
     // Only a cancel still awaiting confirmation has a hint worth showing again.
     state.hint = state.turn?.phase === "cancelling" ? state.hintUnderExit : undefined;
@@ -411,11 +458,12 @@ export function applyKey(state: ClientState, ev: KeyEvent): Effect[] {
     if (state.hint === state.completionHint) state.hint = undefined;
     state.completionHint = undefined;
   }
-  const key: KeyContext = { ev, exitWasArmed: wasArmed };
+  const key: KeyContext = { ev, exitWasArmed: wasArmed, escWasArmed };
   if (ev.type === "paste") {
     // A paste into the picker or a search is their text, on one line.
     const line = ev.text.replace(/\s+/g, " ");
     if (state.picker) editPickerFilter(state, line);
+    else if (state.rewind) return [];
     else if (state.search) editSearch(state, line);
     else if (!pasteImage(state, ev.text)) state.composer = ed.insert(state.composer, ev.text);
     return [];

@@ -7,6 +7,7 @@
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
 import type {
+  CheckpointSummary,
   ImageAttachment,
   Risk,
   RuleView,
@@ -96,6 +97,33 @@ export interface SessionPicker {
   startup: boolean;
   /** The terminal's offset from UTC in minutes: times are shown in its zone. */
   utcOffsetMinutes: number;
+}
+
+/** What a rewind of the picker puts back. */
+export const REWIND_MODES = ["files", "conversation", "both"] as const;
+/** One of {@link REWIND_MODES}. */
+export type RewindMode = typeof REWIND_MODES[number];
+
+/** An undo or a rewind on its way: which request it waits for, and what the user sees. */
+export interface RewindFlow {
+  /** `/undo` (files of the last changing turn) or the `/rewind` picker. */
+  kind: "undo" | "rewind";
+  /**
+   * `listing`: waits for `session.checkpoints`; `pick`: the turns are shown; `mode`: files,
+   * conversation or both is chosen; `preview`: waits for the dry run; `confirm`: asks y/n;
+   * `running`: waits for `session.rewound`.
+   */
+  stage: "listing" | "pick" | "mode" | "preview" | "confirm" | "running";
+  /** The request the flow waits for. */
+  requestId: string;
+  /** The turns, newest first, once listed. */
+  turns: CheckpointSummary[];
+  /** The highlighted turn. */
+  index: number;
+  /** The highlighted choice in `mode`. */
+  mode: RewindMode;
+  /** What the dry run said the undo will change. */
+  preview?: { restored: string[]; removed: string[]; more: number };
 }
 
 /** A Ctrl+R search of the prompt history. */
@@ -204,6 +232,10 @@ export interface SessionInfo {
   sandbox: SandboxInfo | undefined;
   /** The MCP servers configured, as they stood at session start. */
   mcpServers: readonly McpServerInfo[];
+  /** scv 0.3: whether the server keeps checkpoints (undefined: it does not say). */
+  checkpoints?: boolean | undefined;
+  /** Why checkpoints are off, when they are. */
+  checkpointsWhy?: string | undefined;
   /**
    * scv 0.3: the session's cost so far in USD (`session_cost_usd` of `session.started` and of
    * each turn's end); undefined while the server reported none (no `pricing` for the model).
@@ -295,6 +327,10 @@ export interface ClientState {
   /** Session requests awaiting their reply. */
   pending: PendingRequests;
   picker: SessionPicker | undefined;
+  /** `/undo` or `/rewind` on its way (see `rewind.ts`). */
+  rewind: RewindFlow | undefined;
+  /** Esc was pressed on an empty idle composer; a second one opens the rewind picker. */
+  escArmed: boolean;
   search: HistorySearch | undefined;
   customCommands: readonly CustomCommand[];
   /** The local time zone's offset from UTC in minutes, for the picker's times. */
@@ -437,6 +473,8 @@ export function createState(options: CreateStateOptions): ClientState {
     approvalPolicy: options.approvalPolicy ?? "on-risk",
     pending: {},
     picker: undefined,
+    rewind: undefined,
+    escArmed: false,
     search: undefined,
     customCommands: options.customCommands ?? [],
     providerModels: undefined,

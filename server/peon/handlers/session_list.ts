@@ -14,7 +14,7 @@ import { notRecordedReason } from "../recording.ts";
 
 /** The most of `sessions` (a prefix) whose frame fits `limit` bytes; binary search. */
 export function fittingCount(
-  frame: (n: number) => EventOf<"session.list">,
+  frame: (n: number) => unknown,
   count: number,
   limit: number,
 ): number {

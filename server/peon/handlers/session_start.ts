@@ -13,6 +13,7 @@ import { type ConnectionContext, MAX_SESSIONS } from "../context.ts";
 import { type SessionStartedBody, sessionStartedBody } from "../session_started.ts";
 import { attachRecorder, resumeSession } from "../recording.ts";
 import { workspaceDir } from "../../workspace_dir.ts";
+import { checkpointSettings, openSessionCheckpoints } from "../../checkpoints/open.ts";
 import { readEnv } from "../../config.ts";
 import { loadRules } from "../../core/rules/load.ts";
 import { RuleFileError } from "../../core/rules/rule.ts";
@@ -61,6 +62,15 @@ export async function sessionStart(
   }
   session.rules = rules;
   const sandbox = cx.sandbox ? (await cx.sandbox())(session.cwd) : undefined;
+  const checkpoints = await cx.checkpoints();
+  if (checkpoints.enabled) {
+    session.checkpoints = await openSessionCheckpoints(
+      checkpoints,
+      session.cwd,
+      session.id,
+      checkpointSettings(cx.config),
+    );
+  }
   const skipped = await workspaceHooksNotice(session.cwd);
   if (skipped !== undefined) {
     resumed.notice = resumed.notice === undefined ? skipped : `${resumed.notice}\n${skipped}`;
@@ -71,6 +81,9 @@ export async function sessionStart(
       request_id: msg.request_id,
       ...sessionStartedBody(session, cx.config, {
         sandbox,
+        checkpoints: checkpoints.enabled
+          ? { enabled: true }
+          : { enabled: false, reason: checkpoints.reason },
         ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
       }),
       ...resumed,

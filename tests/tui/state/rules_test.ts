@@ -154,3 +154,24 @@ Deno.test("in a short window the choices stay and the preview gives way", () => 
   assert(lines.some((l) => l.includes("[y] approve")), lines.join("\n"));
   assert(lines.length <= 7);
 });
+
+Deno.test("without the provider's usage the status line shows scv's own context count", () => {
+  const s = readyState();
+  const [start] = enter(s, "hi");
+  const t = new TurnScript(start!.request_id!);
+  const started = t.started();
+  const completed = t.completed() as Extract<ServerEvent, { type: "turn.completed" }>;
+  const { usage: _, ...withoutUsage } = completed;
+  applyAll(s, [started, { ...withoutUsage, context_tokens: 4200 }]);
+  assertEquals(s.contextTokens, 4200);
+  const status = renderLive(s, view, createRenderCache()).at(-1)!;
+  assert(status.includes("ctx 4.2k/128k (3%)"), status);
+});
+
+Deno.test("the provider's usage still wins over scv's own count", () => {
+  const s = readyState();
+  const [start] = enter(s, "hi");
+  const t = new TurnScript(start!.request_id!);
+  applyAll(s, [t.started(), { ...t.completed(1000, 200), context_tokens: 4200 } as ServerEvent]);
+  assertEquals(s.contextTokens, 1200);
+});

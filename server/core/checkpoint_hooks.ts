@@ -1,0 +1,68 @@
+/**
+ * Where a turn meets its session's checkpoints (`server/checkpoints/`): when it begins (so the
+ * conversation can be rewound to it), before its first call that may change files (a risk other
+ * than `read`: a file tool's write, `bash`, an MCP tool), and when it ends. A checkpoint that
+ * fails never fails the turn: it becomes a `turn.notice` (for clients that asked for notices).
+ *
+ * @module
+ */
+import type { Risk } from "../../protocol/constants.ts";
+import { errorText } from "../error_text.ts";
+import type { Turn } from "./turn.ts";
+
+/** Sends the notices, when the front-end shows notices. */
+async function tell(turn: Turn, notices: readonly string[], show: boolean | undefined) {
+  if (!show) return;
+  for (const message of notices) await turn.emit("turn.notice", { message }).catch(() => {});
+}
+
+/** The turn began (its prompt is in the history). */
+export async function checkpointTurnStart(turn: Turn, notices?: boolean): Promise<void> {
+  const cp = turn.session.checkpoints;
+  if (!cp) return;
+  try {
+    await cp.turnStarted({
+      id: turn.id,
+      prompt: turn.prompt,
+      start: turn.start,
+      compacted: turn.session.compactedMessages,
+    });
+  } catch (e) {
+    await tell(turn, [`checkpoint: cannot record the turn: ${errorText(e)}`], notices);
+  }
+}
+
+/**
+ * A call of `risk` is about to run: the turn's first such call snapshots the workspace first.
+ * Rejects only when `signal` aborts (the turn is being cancelled).
+ */
+export async function checkpointBeforeCall(
+  turn: Turn,
+  risk: Risk,
+  signal: AbortSignal,
+  notices?: boolean,
+): Promise<void> {
+  const cp = turn.session.checkpoints;
+  if (!cp || risk === "read") return;
+  let said: string[];
+  try {
+    said = await cp.beforeChange(turn.id, signal);
+  } catch (e) {
+    signal.throwIfAborted();
+    said = [`checkpoint skipped: ${errorText(e)}`];
+  }
+  await tell(turn, said, notices);
+}
+
+/** The turn is about to end: its closing snapshot, when it took one before a change. */
+export async function checkpointTurnEnd(turn: Turn, notices?: boolean): Promise<void> {
+  const cp = turn.session.checkpoints;
+  if (!cp) return;
+  let said: string[];
+  try {
+    said = await cp.turnEnded(turn.id);
+  } catch (e) {
+    said = [`checkpoint at the end of the turn skipped: ${errorText(e)}`];
+  }
+  await tell(turn, said, notices);
+}

@@ -1,0 +1,261 @@
+/**
+ * The checkpoint store in-process, over real git: bounds (file size, snapshot size, time, the
+ * number of checkpoints), what a snapshot leaves out, and the pure planning and log folding.
+ *
+ * @module
+ */
+import { assert, assertEquals } from "../../support/assert.ts";
+import { planRestore, planSnapshot } from "../../../server/checkpoints/changes.ts";
+import { gitEnv, runGit } from "../../../server/checkpoints/git.ts";
+import { ShadowRepo } from "../../../server/checkpoints/repo.ts";
+import { SessionCheckpoints } from "../../../server/checkpoints/session_checkpoints.ts";
+import {
+  encodeLogRecord,
+  foldLog,
+  MAX_CHECKPOINTS,
+  rewindTarget,
+} from "../../../server/checkpoints/turn_log.ts";
+import { sh, treeImage } from "./tree.ts";
+
+const LIMITS = { maxFileBytes: 1024, maxBytes: 1 << 20 };
+
+async function withDirs(fn: (ws: string, state: string) => Promise<void>): Promise<void> {
+  const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv-cp-ws-" }));
+  const state = await Deno.makeTempDir({ prefix: "scv-cp-state-" });
+  try {
+    await fn(ws, state);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+    await Deno.remove(state, { recursive: true });
+  }
+}
+
+function session(ws: string, state: string, settings = LIMITS, sid = crypto.randomUUID()) {
+  return new SessionCheckpoints(new ShadowRepo(`${state}/repo`, ws), sid, settings);
+}
+
+/** One turn that runs `change` after its "before" snapshot; returns its notices. */
+async function turn(cp: SessionCheckpoints, id: string, change: () => Promise<void>) {
+  await cp.turnStarted({ id, prompt: id, start: 0, compacted: 0 });
+  const before = await cp.beforeChange(id);
+  await change();
+  const after = await cp.turnEnded(id);
+  return [...before, ...after];
+}
+
+Deno.test("a file one byte over checkpoint_max_file_bytes is left out with a notice and left alone", async () => {
+  await withDirs(async (ws, state) => {
+    await Deno.writeTextFile(`${ws}/fits`, "x".repeat(1024));
+    await Deno.writeTextFile(`${ws}/big`, "x".repeat(1025));
+    const cp = session(ws, state);
+    const notices = await turn(cp, "t1", async () => {
+      await Deno.writeTextFile(`${ws}/fits`, "changed");
+      await Deno.writeTextFile(`${ws}/big`, "y".repeat(2000));
+    });
+    assertEquals(notices.length, 1);
+    assert(notices[0]!.includes("checkpoint_max_file_bytes (1024)"), notices[0]);
+    assert(notices[0]!.includes("big"), notices[0]);
+    const done = await cp.rewindFiles("t1");
+    assertEquals(done, { restored: ["fits"], removed: [] });
+    assertEquals(await Deno.readTextFile(`${ws}/fits`), "x".repeat(1024));
+    assertEquals(await Deno.readTextFile(`${ws}/big`), "y".repeat(2000));
+  });
+});
+
+Deno.test("a snapshot one byte over checkpoint_max_bytes is skipped with a notice, and its turn cannot be rewound", async () => {
+  await withDirs(async (ws, state) => {
+    await Deno.writeTextFile(`${ws}/a`, "x".repeat(600));
+    await Deno.writeTextFile(`${ws}/b`, "x".repeat(401));
+    const cp = session(ws, state, { maxFileBytes: 1024, maxBytes: 1000 });
+    const notices = await turn(cp, "t1", async () => {});
+    assertEquals(notices.length, 1);
+    assert(notices[0]!.includes("1001 bytes"), notices[0]);
+    assert(notices[0]!.includes("checkpoint_max_bytes (1000)"), notices[0]);
+    let message = "";
+    await cp.rewindFiles("t1").catch((e) => (message = e.message));
+    assert(message.includes("snapshot was skipped"), message);
+    // At the limit it is taken.
+    await Deno.writeTextFile(`${ws}/b`, "x".repeat(400));
+    assertEquals(await turn(cp, "t2", async () => {}), []);
+  });
+});
+
+Deno.test("a snapshot over its time limit is skipped with a notice and leaves no index lock", async () => {
+  await withDirs(async (ws, state) => {
+    for (let i = 0; i < 200; i++) await Deno.writeTextFile(`${ws}/f${i}`, `${i}`);
+    const cp = session(ws, state, { ...LIMITS, timeoutMs: 1 } as typeof LIMITS);
+    const notices = await turn(cp, "t1", async () => {});
+    assertEquals(notices.length, 1);
+    assert(notices[0]!.includes("took longer than 0.001 s"), notices[0]);
+    for await (const e of Deno.readDir(`${state}/repo/index`)) {
+      assert(!e.name.endsWith(".lock"), e.name);
+    }
+  });
+});
+
+Deno.test("a session keeps at most MAX_CHECKPOINTS checkpoints, forgetting the oldest and their refs", async () => {
+  await withDirs(async (ws, state) => {
+    const sid = crypto.randomUUID();
+    const cp = session(ws, state, LIMITS, sid);
+    await turn(cp, "first", async () => await Deno.writeTextFile(`${ws}/a`, "1"));
+    for (let i = 0; i < MAX_CHECKPOINTS; i++) {
+      await cp.turnStarted({ id: `t${i}`, prompt: "p", start: 0, compacted: 0 });
+    }
+    const list = await cp.list();
+    assertEquals(list.length, MAX_CHECKPOINTS);
+    assert(!list.some((c) => c.turn_id === "first"));
+    const repo = new ShadowRepo(`${state}/repo`, ws);
+    assertEquals(await repo.refsUnder(`refs/scv/${sid}/`), []);
+    // A new process reads the same bounded list back.
+    assertEquals((await session(ws, state, LIMITS, sid).list()).length, MAX_CHECKPOINTS);
+  });
+});
+
+Deno.test("snapshots never write the workspace's .git and honour its .gitignore", async () => {
+  await withDirs(async (ws, state) => {
+    await sh(
+      ws,
+      "git init -q . && printf 'ignored/\\n' > .gitignore && mkdir ignored && echo i > ignored/f && " +
+        "echo a > a && git add a && echo b > b",
+    );
+    const gitBefore = await treeImage(`${ws}/.git`);
+    const sid = crypto.randomUUID();
+    const cp = session(ws, state, LIMITS, sid);
+    await turn(cp, "t1", async () => {
+      await Deno.writeTextFile(`${ws}/a`, "changed");
+      await Deno.writeTextFile(`${ws}/ignored/new`, "n");
+    });
+    const out = await runGit(["ls-tree", "-r", "--name-only", `refs/scv/${sid}/t1/after`], {
+      gitDir: `${state}/repo/git`,
+    });
+    assertEquals(new TextDecoder().decode(out.stdout), ".gitignore\na\nb\n");
+    const list = await cp.list();
+    assertEquals(list[0]!.files_changed, 1);
+    await cp.rewindFiles("t1");
+    assertEquals(await treeImage(`${ws}/.git`), gitBefore);
+    assertEquals(await Deno.readTextFile(`${ws}/ignored/new`), "n");
+  });
+});
+
+Deno.test("git runs with no user or system config and no scv secrets in its environment", () => {
+  const env = gitEnv({ gitDir: "/s", workTree: "/w", indexFile: "/s/i" });
+  assertEquals(env.GIT_CONFIG_NOSYSTEM, "1");
+  assertEquals(env.GIT_CONFIG_GLOBAL, "/dev/null");
+  assertEquals(env.HOME, "/s");
+  assertEquals(
+    Object.keys(env).sort(),
+    [
+      "GIT_CONFIG_GLOBAL",
+      "GIT_CONFIG_NOSYSTEM",
+      "GIT_DIR",
+      "GIT_INDEX_FILE",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_OPTIONAL_LOCKS",
+      "GIT_TERMINAL_PROMPT",
+      "GIT_WORK_TREE",
+      "HOME",
+      "LC_ALL",
+      "PATH",
+      "XDG_CONFIG_HOME",
+    ],
+  );
+});
+
+Deno.test("a snapshot plan stages new, changed and deleted paths and untracks what no longer fits", () => {
+  const plan = planSnapshot([
+    { path: "new", tracked: false, kind: "file", size: 5 },
+    { path: "link", tracked: false, kind: "symlink", size: 3 },
+    { path: "gone", tracked: true, kind: "missing", size: 0 },
+    { path: "never", tracked: false, kind: "missing", size: 0 },
+    { path: "fifo", tracked: true, kind: "other", size: 0 },
+    { path: "huge", tracked: false, kind: "file", size: 11 },
+  ], { maxFileBytes: 10, maxBytes: 8 });
+  assertEquals(plan.add, ["new", "link", "gone"]);
+  assertEquals(plan.untrack, ["fifo"]);
+  assertEquals(plan.oversized, ["huge"]);
+  assertEquals(plan.bytes, 8);
+  assertEquals(plan.overTotal, false);
+});
+
+Deno.test("a restore plan removes what only the current snapshot has and restores the rest", () => {
+  const z = [
+    ":100644 100644 a b M",
+    "changed",
+    ":100644 000000 a 0 D",
+    "created",
+    ":000000 120000 0 c A",
+    "deleted-link",
+    ":100644 100755 a a M",
+    "mode",
+  ];
+  assertEquals(planRestore(z), {
+    restore: ["changed", "deleted-link", "mode"],
+    remove: ["created"],
+  });
+});
+
+Deno.test("a rewind to a turn that changed nothing uses the next turn's snapshot, and a skipped one on the way refuses", () => {
+  const c = (id: string, extra: Record<string, string> = {}) => ({
+    id,
+    kind: "turn" as const,
+    title: id,
+    at: "",
+    start: 0,
+    compacted: 0,
+    ...extra,
+  });
+  assertEquals(rewindTarget([c("a"), c("b", { before: "B" })], "a"), { kind: "tree", tree: "B" });
+  const skipped = rewindTarget(
+    [c("a"), c("b", { skipped: "too big" }), c("c", { before: "C" })],
+    "a",
+  );
+  assertEquals(skipped.kind, "error");
+  assert(skipped.kind === "error" && skipped.message.includes('turn "b"\'s snapshot was skipped'));
+});
+
+Deno.test("the checkpoint log skips torn lines and forgets dropped turns", () => {
+  const text = [
+    encodeLogRecord({
+      t: "turn",
+      id: "a",
+      title: "A",
+      at: "1",
+      start: 0,
+      compacted: 0,
+      prompt: "p",
+    }),
+    encodeLogRecord({
+      t: "turn",
+      id: "b",
+      title: "B",
+      at: "2",
+      start: 2,
+      compacted: 0,
+      prompt: "q",
+    }),
+    '{"t":"before","id":"b"',
+    "\n",
+    encodeLogRecord({ t: "drop", ids: ["b"] }),
+    '{"t":"turn","id":',
+  ].join("");
+  const folded = foldLog(text);
+  assertEquals(folded.checkpoints.map((c) => c.id), ["a"]);
+  assertEquals(folded.forgotten, ["b"]);
+});
+
+Deno.test("the packs snapshots add are merged by git gc once there are more than 50", async () => {
+  await withDirs(async (ws, state) => {
+    const cp = session(ws, state);
+    const repo = new ShadowRepo(`${state}/repo`, ws);
+    let most = 0;
+    for (let i = 0; i < 30; i++) {
+      await turn(cp, `t${i}`, async () => await Deno.writeTextFile(`${ws}/f`, `${i}`));
+      most = Math.max(most, await repo.packs());
+    }
+    // Two packs a turn: 60 without the merge.
+    assert(most <= 51, `${most} packs`);
+    assert(await repo.packs() < 50);
+    // Every snapshot is still there: the first turn rewinds.
+    assertEquals((await cp.rewindFiles("t0")).removed, ["f"]);
+  });
+});
