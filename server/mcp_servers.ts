@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HOST_PATTERN } from "./host_pattern.ts";
 
 /** What every server entry has, stdio or HTTP. */
 export interface McpServerCommon {
@@ -27,6 +28,10 @@ export interface McpStdioServerConfig extends McpServerCommon {
   env: Record<string, string>;
   /** Absolute working directory; omitted means the first session's workspace. */
   cwd?: string;
+  /** scv 0.3: run in the OS sandbox (workspace-write, as `bash` is). */
+  sandbox?: boolean;
+  /** scv 0.3: with `sandbox`: its own network rule, as `sandbox_network` (default none). */
+  network?: boolean | string[];
 }
 
 /** A server reached over Streamable HTTP. */
@@ -55,7 +60,7 @@ const MAX_STRING = 8192;
 const MAX_TIMER_MS = 2147483647;
 
 const COMMON_KEYS = ["enabled", "startup_timeout_ms", "tool_timeout_ms", "trust"];
-const STDIO_KEYS = ["command", "args", "env", "cwd", ...COMMON_KEYS];
+const STDIO_KEYS = ["command", "args", "env", "cwd", "sandbox", "network", ...COMMON_KEYS];
 const HTTP_KEYS = ["url", "headers", ...COMMON_KEYS];
 
 function describe(v: unknown): string {
@@ -176,6 +181,22 @@ function validateEntry(value: unknown, c: Checker): McpServerConfig {
         : c.at("env").map(value.env, ENV_NAME, "an environment variable name"),
       ...common(value, c),
     };
+    if (value.sandbox !== undefined) out.sandbox = c.at("sandbox").boolean(value.sandbox);
+    if (value.network !== undefined) {
+      const cn: Checker = c.at("network");
+      if (out.sandbox !== true) {
+        cn.fail('is the network rule of a sandboxed server: set "sandbox": true');
+      }
+      const n = value.network;
+      if (
+        typeof n !== "boolean" &&
+        !(Array.isArray(n) && n.length <= MAX_ARGS &&
+          n.every((p) => typeof p === "string" && HOST_PATTERN.test(p)))
+      ) {
+        cn.fail(`must be true, false or an array of host patterns, got ${describe(n)}`);
+      }
+      out.network = n as boolean | string[];
+    }
     if (value.cwd !== undefined) {
       const cwd = c.at("cwd").string(value.cwd);
       if (!cwd.startsWith("/")) c.at("cwd").fail(`must be an absolute path, got ${describe(cwd)}`);

@@ -77,16 +77,18 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   const env = options.env ?? readEnv;
   // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
   // session starts.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   const mcp = McpHost.create({
     servers: config.mcp_servers,
     env,
     secretEnv: providerSecretEnv(config),
     log,
     ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+    // "sandbox": true servers run in the same sandbox as bash, with their own network rule.
+    launch: async (server) => (await sandbox).launchServer(server),
   });
-  // Probed now, in the background: session.started reports it.
-  const sandbox = options.sandbox ?? openSandbox(config);
-  sandbox.catch(() => {});
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.

@@ -5,6 +5,9 @@
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { type Ev, ServerProcess, withServer } from "../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
+import { BUILTIN_RULES } from "../../server/core/rules/builtin.ts";
+
+const BUILTIN_COUNT = BUILTIN_RULES.length;
 
 const bash = (id: string, command: string) =>
   toolCalls([{ id, name: "bash", arguments: { command } }]);
@@ -190,4 +193,29 @@ Deno.test("a user rules file whose rule fails its example stops the server at st
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("rules.list leaves out the last rules that do not fit the frame and counts them", async () => {
+  const mock = await MockOpenAI.start([]);
+  await withServer(mock, { config: { max_server_frame_bytes: 4096 } }, async (p) => {
+    await writeUserRules(
+      p,
+      Array.from({ length: 200 }, (_, i) => ({
+        tool: "bash",
+        prefix: [`tool-number-${i}`],
+        decision: "ask",
+      })),
+    );
+    const { sessionId } = await p.open();
+    await p.send({ type: "rules.list", request_id: "rl", session_id: sessionId });
+    const listed = await p.next((e) => e.type === "rules.list" && e.request_id === "rl");
+    assert(listed.rules.length > 0 && listed.omitted > 0, JSON.stringify(listed).slice(0, 200));
+    assertEquals(listed.rules[0].description, "bash tool-number-0");
+    assertEquals(listed.rules.length + listed.omitted, 200 + BUILTIN_COUNT);
+    const raw = p.rawLines.find((l) => l.includes('"rules.list"'))!;
+    assert(new TextEncoder().encode(raw).length <= 4096);
+    // An unknown session is session_not_found.
+    await p.send({ type: "rules.list", request_id: "rl2", session_id: "nope" });
+    assertEquals((await p.next((e) => e.request_id === "rl2")).code, "session_not_found");
+  });
 });

@@ -35,3 +35,36 @@ Deno.test(
     });
   },
 );
+
+Deno.test(
+  "e2e: Ctrl+V pastes the clipboard's image through xclip as a chip, sent inline",
+  E2E_OPTS,
+  async () => {
+    const bin = await Deno.makeTempDir({ prefix: "scv-fake-xclip-" });
+    try {
+      const png = makePng({ width: 3, height: 3, seed: 4 });
+      await Deno.writeFile(`${bin}/clip.png`, png);
+      // A stand-in for xclip: it offers image/png and gives the PNG's bytes.
+      await Deno.writeTextFile(
+        `${bin}/xclip`,
+        `#!/bin/sh\ncase "$*" in *TARGETS*) printf 'TARGETS\\nimage/png\\n';; *image/png*) cat '${bin}/clip.png';; *) exit 1;; esac\n`,
+      );
+      await Deno.chmod(`${bin}/xclip`, 0o755);
+      const env = { PATH: `${bin}:${Deno.env.get("PATH")}`, DISPLAY: ":99", WAYLAND_DISPLAY: "" };
+      await withTui({ script: [text("Got the clipboard.")], env }, async (s) => {
+        s.keys("C-v");
+        await s.waitFor(`[image 1: clipboard.png ${png.length} B]`);
+        s.type("what is this?");
+        s.keys("Enter");
+        await s.waitFor("Got the clipboard.");
+        const user = s.mock.requests[0]!.body.messages.at(-1)!;
+        assert.deepEqual(user.content, [
+          { type: "text", text: "what is this?" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${png.toBase64()}` } },
+        ]);
+      });
+    } finally {
+      await Deno.remove(bin, { recursive: true });
+    }
+  },
+);

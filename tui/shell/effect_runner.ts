@@ -6,6 +6,7 @@
  */
 import type { OutgoingMessage } from "../../protocol/client.ts";
 import { saveHistoryFile } from "../history.ts";
+import { applyClipboardImage, type ComposerImage } from "../state/images.ts";
 import {
   applyModelList,
   applyNoReply,
@@ -37,6 +38,8 @@ export interface EffectRunnerOptions {
   indexFiles: () => Promise<WorkspaceIndex>;
   /** Writes a notification to the terminal (OSC 9 or BEL); omitted: none is written. */
   notify?: (message: string) => void;
+  /** Reads the clipboard's image for Ctrl+V; omitted: Ctrl+V says it cannot. */
+  clipboardImage?: () => Promise<ComposerImage | { error: string }>;
 }
 
 /** Runs effects; its async disposal drops the reply timers and waits for the history save. */
@@ -124,6 +127,18 @@ export class EffectRunner implements AsyncDisposable {
           },
         );
         break;
+      case "paste-image": {
+        const read = this.#o.clipboardImage;
+        const got = read
+          ? read().catch((e) => ({ error: `Cannot read the clipboard: ${errorText(e)}` }))
+          : Promise.resolve({ error: "Ctrl+V cannot read the clipboard here" });
+        void got.then((image) => {
+          if (exit.exiting) return;
+          applyClipboardImage(state, image);
+          this.run([]);
+        });
+        break;
+      }
       case "save-history": {
         const path = this.#o.historyPath;
         if (path) {

@@ -8,7 +8,7 @@
  * @module
  */
 import { MAX_ATTACHMENTS } from "../../protocol/constants.ts";
-import type { ClientState, ComposerImage } from "./model.ts";
+import type { ClientState, ComposerImage, Effect } from "./model.ts";
 import { notice } from "./transcript.ts";
 
 export type { ComposerImage, ImageReader } from "./model.ts";
@@ -84,4 +84,21 @@ export function takeImages(
   const images = state.images;
   state.images = [];
   return { images, used };
+}
+
+/** Ctrl+V: asks the shell for the clipboard's image. */
+export function requestClipboardImage(state: ClientState): Effect[] {
+  state.hint = "Reading the clipboard…";
+  return [{ kind: "paste-image" }];
+}
+
+/** The clipboard's image arrived (or why there is none): a chip, or a notice. */
+export function applyClipboardImage(
+  state: ClientState,
+  got: ComposerImage | { error: string },
+): void {
+  state.version++;
+  if (state.hint === "Reading the clipboard…") state.hint = undefined;
+  if ("error" in got) notice(state, "warn", got.error);
+  else addImage(state, got);
 }

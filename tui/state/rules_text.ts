@@ -4,20 +4,7 @@
  * @module
  */
 import type { RuleView, ServerEventOf } from "../../protocol/schema.ts";
-
-/** Where a rule came from: `~/.config/scv/rules.jsonc rule 3`, `built-in rule 2`. */
-export function ruleOrigin(rule: RuleView): string {
-  switch (rule.source) {
-    case "builtin":
-      return `built-in rule ${rule.index ?? ""}`.trim();
-    case "session":
-      return "remembered this session";
-    case "parser":
-      return "shell parser";
-    default:
-      return `${rule.file ?? rule.source} rule ${rule.index ?? ""}`.trim();
-  }
-}
+import { ruleLine } from "../../protocol/rule_text.ts";
 
 /**
  * One rule in one line: what it covers, where it came from, why.
@@ -33,8 +20,7 @@ export function ruleOrigin(rule: RuleView): string {
  * ```
  */
 export function ruleText(rule: RuleView): string {
-  const why = rule.justification !== undefined ? `: ${rule.justification}` : "";
-  return `${rule.decision.padEnd(6)}${rule.description} (${ruleOrigin(rule)})${why}`;
+  return `${rule.decision.padEnd(6)}${ruleLine(rule)}`;
 }
 
 /** The `rules.list` reply as the `/rules` notice shows it. */

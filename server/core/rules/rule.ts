@@ -198,15 +198,3 @@ export function describeRule(rule: Rule): string {
   if (rule.path !== undefined) return `${rule.tool} on ${rule.path}`;
   return rule.tool === "bash" ? "bash (every command)" : rule.tool;
 }
-
-/** Where a rule came from, in words: `~/.config/scv/rules.jsonc rule 3`, `built-in rule 2`. */
-export function ruleOrigin(rule: Rule): string {
-  switch (rule.source) {
-    case "builtin":
-      return `built-in rule ${rule.index}`;
-    case "session":
-      return "session rule";
-    default:
-      return `${rule.file} rule ${rule.index}`;
-  }
-}

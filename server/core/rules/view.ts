@@ -5,6 +5,7 @@
  * @module
  */
 import type { RuleView } from "../../../protocol/schema.ts";
+export { ruleLine } from "../../../protocol/rule_text.ts";
 import { describeRule, type Rule } from "./rule.ts";
 
 /**
@@ -44,17 +45,4 @@ export function unresolvableView(reason: string): RuleView {
     decision: "ask",
     justification: clip(reason),
   };
-}
-
-/** A rule in one line: `bash git push --force (built-in rule 5): a force push overwrites…`. */
-export function ruleLine(view: RuleView): string {
-  const where = view.source === "builtin"
-    ? `built-in rule ${view.index}`
-    : view.source === "session"
-    ? "session rule"
-    : view.source === "parser"
-    ? "shell parser"
-    : `${view.file} rule ${view.index}`;
-  const why = view.justification !== undefined ? `: ${view.justification}` : "";
-  return `${view.description} (${where})${why}`;
 }

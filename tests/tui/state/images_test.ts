@@ -105,3 +105,12 @@ Deno.test("the shell's reader sends a workspace image by path and one outside in
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("Ctrl+V without a display says which clipboard tools it uses", async () => {
+  const { readClipboardImage } = await import("../../../tui/shell/clipboard_image.ts");
+  assert.deepEqual(await readClipboardImage(() => undefined), {
+    error: "Ctrl+V pastes an image only under Wayland (wl-paste) or X11 (xclip)",
+  });
+  const s = state();
+  assert.deepEqual(applyKey(s, key("v", { ctrl: true })), [{ kind: "paste-image" }]);
+});
