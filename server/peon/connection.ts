@@ -180,7 +180,10 @@ export class Connection {
       [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
     );
     // Every turn has ended (or was abandoned): release the session files' locks.
-    for (const s of this.#cx.sessions.values()) s.recorder?.close();
+    for (const s of this.#cx.sessions.values()) {
+      s.recorder?.close();
+      s.checkpoints?.close();
+    }
     await this.#input.cancel().catch(() => {});
   }
 
