@@ -196,11 +196,30 @@ export const RulesListMessage = z.object({
   session_id: id,
 });
 
+/** scv 0.3 `models.list`: the models the session's provider offers (its `/models` list). */
+export const ModelsListMessage = z.object({
+  type: z.literal("models.list"),
+  request_id: requestId,
+  session_id: id,
+});
+
 /** scv 0.3 `session.checkpoints`: the session's checkpoints (turns to rewind to), newest first. */
 export const SessionCheckpointsMessage = z.object({
   type: z.literal("session.checkpoints"),
   request_id: requestId,
   session_id: id,
+});
+
+/** The most paths one `files.list` may ask for. */
+export const MAX_FILES_LIST_LIMIT = 100_000;
+
+/** scv 0.3 `files.list`: the session workspace's files and directories, for `@path` completion. */
+export const FilesListMessage = z.object({
+  type: z.literal("files.list"),
+  request_id: requestId,
+  session_id: id,
+  /** At most this many paths; omitted: 20000. */
+  limit: z.number().int().positive().max(MAX_FILES_LIST_LIMIT).optional(),
 });
 
 /**
@@ -240,6 +259,8 @@ export const CLIENT_MESSAGES = {
   "turn.steer": TurnSteerMessage,
   "turn.dequeue": TurnDequeueMessage,
   "rules.list": RulesListMessage,
+  "models.list": ModelsListMessage,
+  "files.list": FilesListMessage,
 } as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
 // The table has no key the type list lacks (`satisfies` above checks the other way).
@@ -738,6 +759,32 @@ export const RulesListEvent = z.object({
   omitted: z.number().int().positive().optional(),
 });
 
+/**
+ * scv 0.3 `models.list`: the provider's model ids, sorted, at most 1000. When the provider
+ * cannot be asked, `models` is empty and `error` says why (never with a secret in it).
+ */
+export const ModelsListEvent = z.object({
+  type: z.literal("models.list"),
+  request_id: requestId,
+  session_id: id,
+  models: z.array(z.string()),
+  /** Why there is no list; omitted when the provider answered. */
+  error: z.string().optional(),
+});
+
+/**
+ * scv 0.3 `files.list`: the workspace's paths as the tools see them (`.git` skipped,
+ * `.gitignore` honoured), relative and `/`-separated, directories ending in `/`.
+ */
+export const FilesListEvent = z.object({
+  type: z.literal("files.list"),
+  request_id: requestId,
+  session_id: id,
+  paths: z.array(z.string()),
+  /** More paths existed than the limit, or than fit in a frame. */
+  truncated: z.boolean(),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -782,6 +829,8 @@ export const SERVER_EVENTS = {
   "turn.queued": TurnQueuedEvent,
   "turn.dequeued": TurnDequeuedEvent,
   "rules.list": RulesListEvent,
+  "models.list": ModelsListEvent,
+  "files.list": FilesListEvent,
   "error": ErrorEvent,
 } as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };
 

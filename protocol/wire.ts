@@ -33,6 +33,9 @@ export const CLIENT_MESSAGE_TYPES = [
   "mcp.status",
   // scv 0.3 (docs/rules.md): the approval rules in force.
   "rules.list",
+  // scv 0.3 (docs/protocol.md): what the TUI asked the provider and the disk for itself before.
+  "models.list",
+  "files.list",
   // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
   "session.checkpoints",
   "session.rewind",
@@ -81,6 +84,9 @@ export const SERVER_EVENT_KINDS = {
   "mcp.status": "reply",
   // scv 0.3 (docs/rules.md).
   "rules.list": "reply",
+  // scv 0.3 (docs/protocol.md).
+  "models.list": "reply",
+  "files.list": "reply",
   // scv 0.3 (docs/checkpoints.md).
   "session.checkpoints": "reply",
   "session.rewound": "session",
