@@ -274,6 +274,7 @@ export class AcpSession {
       const loaded = await loadAttachments(text.images, {
         cwd: this.core.cwd,
         maxImageBytes: this.#o.config.max_image_bytes,
+        maxHistoryBytes: this.#o.config.max_history_bytes,
       });
       if (!loaded.ok) throw RequestError.invalidParams({ sessionId: this.id }, loaded.message);
       images = loaded.images;

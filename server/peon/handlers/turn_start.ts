@@ -55,6 +55,7 @@ export async function turnStart(
     const loaded = await loadAttachments(msg.attachments, {
       cwd: session.cwd,
       maxImageBytes: cx.config.max_image_bytes,
+      maxHistoryBytes: cx.config.max_history_bytes,
     });
     if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
     // Another turn may have started while the files were read.
