@@ -7,7 +7,7 @@
 import type { SessionsOptions } from "./command_line.ts";
 import { loadConfigOrReport, readEnv } from "../server/config.ts";
 import { errorText } from "../server/error_text.ts";
-import { openSessionStore } from "../server/sessions/open_store.ts";
+import { openSessionStore } from "../server/core/open_store.ts";
 import type { IndexEntry } from "../server/sessions/session_index.ts";
 import { checkpointsDir } from "../server/checkpoints/open.ts";
 import { checkpointsUsage } from "../server/checkpoints/retention.ts";

@@ -145,6 +145,11 @@ export interface Config {
   /** scv 0.3: a snapshot that would store more changed bytes than this is skipped. */
   checkpoint_max_bytes: number;
   /**
+   * scv 0.3, the TUI: the key that steers the running turn (`"enter"`, the default) or queues a
+   * prompt behind it (the other one, Tab or Enter). Omitted: Enter steers, Tab queues.
+   */
+  steer_key?: "enter" | "tab";
+  /**
    * scv 0.3: USD per million tokens by model name, for `cost_usd` (server/provider/pricing.ts);
    * merged by model across config files. No entry: no cost is reported for that model.
    */
@@ -317,6 +322,10 @@ const providerHeaders: KeyRule = {
  * about 35 ms, most of the server's start budget, and the config is read before the handshake.
  */
 export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.freeze({
+  steer_key: {
+    expected: 'must be "enter" or "tab"',
+    valid: (v) => v === "enter" || v === "tab",
+  },
   model: nonEmpty,
   base_url: {
     expected: "must be an absolute http(s) URL",

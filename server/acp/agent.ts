@@ -23,7 +23,7 @@ import { SCV_VERSION } from "../../protocol/constants.ts";
 import { runtimeLoader } from "../core/runtime.ts";
 import type { Provider } from "../provider/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { openSessionStore } from "../sessions/open_store.ts";
+import { openSessionStore } from "../core/open_store.ts";
 import { type Config, readEnv } from "../config.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";

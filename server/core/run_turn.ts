@@ -53,6 +53,9 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
+      // The safe point (scv 0.3): every proposed call has ended and no request is out, so
+      // waiting steers enter the conversation here, before the next provider request.
+      await takeSteers(turn, signal);
       const notes = await deps.prepareTools?.(signal);
       if (notes && deps.notices) {
         for (const message of notes) {
@@ -67,6 +70,8 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
       const calls = response.message.tool_calls ?? [];
       turn.append(response.message);
       if (calls.length === 0) {
+        // A steer that came while the model was finishing gets one more request: never lost.
+        if (turn.session.inbox.hasSteers(turn.id)) continue;
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
         await trim(turn, turn.session.history.length, deps);
@@ -79,7 +84,13 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
           signal,
         );
         await hookNotices(turn, stop, deps);
-        if (stop?.block === undefined || stop.stop) break;
+        if (stop?.block === undefined || stop.stop) {
+          // A steer that came meanwhile still gets its request, unless a hook stops the turn.
+          if (!stop?.stop && turn.session.inbox.hasSteers(turn.id)) continue;
+          // The turn is ending: a steer from now on is refused, not left waiting.
+          turn.session.inbox.closeTurn(turn.id);
+          break;
+        }
         // A Stop hook that blocks keeps the turn going with its reason for the model.
         stopHookActive = true;
         turn.append({ role: "user", content: `Stop hook feedback:\n${stop.block}` });
@@ -137,6 +148,28 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
 async function finishWith(turn: Turn, end: TurnEnd): Promise<TurnEnd> {
   await turn.finish(end);
   return turn.end ?? end;
+}
+
+/** Appends each waiting steer as a user message and tells the client with `user.steered`. */
+async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
+  const steers = turn.session.inbox.takeSteers(turn.id);
+  if (steers.length === 0) return;
+  // The client hears a steer was accepted before it hears it entered.
+  await Promise.all(steers.map((s) => s.announced.catch(() => {})));
+  // All enter the history first: a cancel while their events go out loses none of them.
+  for (const steer of steers) turn.append({ role: "user", content: steer.prompt });
+  for (const steer of steers) {
+    await emitBounded(
+      turn,
+      "user.steered",
+      {
+        content: steer.prompt,
+        steer_request_id: steer.requestId,
+      },
+      "steer",
+      signal,
+    );
+  }
 }
 
 /** Hook context as the message the model reads it in, after the prompt. */

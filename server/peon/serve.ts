@@ -11,7 +11,7 @@ import type { Provider } from "../provider/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
-import { openSessionStore } from "../sessions/open_store.ts";
+import { openSessionStore } from "../core/open_store.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { checkpointsState } from "../checkpoints/open.ts";
 

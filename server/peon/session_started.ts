@@ -46,6 +46,15 @@ export function sessionStartedBody(
     ...(extras.sandbox ? { sandbox: extras.sandbox } : {}),
     ...(extras.mcp_servers ? { mcp_servers: extras.mcp_servers } : {}),
     ...(extras.checkpoints ? { checkpoints: extras.checkpoints } : {}),
+    ...(session.inbox.recovered.length > 0
+      ? {
+        queued: session.inbox.recovered.map((w) => ({
+          request_id: w.requestId,
+          prompt: w.prompt,
+          kind: w.kind,
+        })),
+      }
+      : {}),
     ...(hookGroups(config.hooks).length > 0 ? { hooks: hookGroups(config.hooks) } : {}),
     // A resumed session's cost so far, so a client's total goes on from it.
     ...(session.usage.cost_usd !== undefined

@@ -1,14 +1,15 @@
 /**
  * The session store a process records into, from its configuration: none when
  * `persist_sessions` is off or no state directory can be named (said once in the log). One store
- * per directory per process, so retention runs once at startup.
+ * per directory per process, so retention runs once at startup. In the core because it ties two
+ * lower folders together: the session records and the checkpoints a deleted session leaves.
  *
  * @module
  */
 import type { Config } from "../config.ts";
-import { sessionsDir } from "./paths.ts";
-import { configSecrets } from "./redact.ts";
-import { SessionStore } from "./store.ts";
+import { sessionsDir } from "../sessions/paths.ts";
+import { configSecrets } from "../sessions/redact.ts";
+import { SessionStore } from "../sessions/store.ts";
 
 const stores = new Map<string, SessionStore>();
 
