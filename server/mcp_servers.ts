@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { expandEnvReferences } from "./env_refs.ts";
 import { HOST_PATTERN } from "./host_pattern.ts";
 
 /** What every server entry has, stdio or HTTP. */
@@ -75,7 +76,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** A string that holds `${` without forming a valid `${NAME}` reference, described; else undefined. */
 function badReference(text: string): string | undefined {
-  const stripped = text.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "");
+  const stripped = expandEnvReferences(text, () => "");
   return stripped.includes("${")
     ? "has a ${ that is not a ${NAME} reference (letters, digits and _)"
     : undefined;
@@ -209,7 +210,7 @@ function validateEntry(value: unknown, c: Checker): McpServerConfig {
   const url = cu.string(value.url, { references: true });
   // Checked with each reference standing in for a plain word; the real value is checked again
   // once the variables are read.
-  const probe = url.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "x");
+  const probe = expandEnvReferences(url, () => "x");
   if (!URL.canParse(probe) || !/^https?:$/.test(new URL(probe).protocol)) {
     cu.fail(`must be an absolute http(s) URL, got ${describe(url)}`);
   }

@@ -24,6 +24,7 @@ import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { liveSessionView } from "../core/recorded_session.ts";
 import { turnEndOf } from "../sessions/records.ts";
 import { runTurn } from "../core/run_turn.ts";
+import { endSessionHooks } from "../core/hook_points.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../core/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
@@ -241,6 +242,8 @@ export class AcpSession {
       this.#o.mcp?.close(),
     ]);
     clearTimeout(timer);
+    // The session's SessionEnd hooks (bounded, hook_points.ts), before its file is released.
+    await endSessionHooks(this.core, this.#o.config, "other").catch(() => {});
     // After the turn, so its end is flushed first.
     this.#recorder?.close();
   }

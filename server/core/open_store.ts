@@ -18,6 +18,8 @@ export function openSessionStore(
   config: Config,
   env: (name: string) => string | undefined,
   log: (line: string) => void,
+  /** Told which sessions retention deleted (checkpoints follow them). */
+  onDeleted?: (ids: readonly string[]) => Promise<void>,
 ): SessionStore | undefined {
   if (!config.persist_sessions) return undefined;
   const dir = sessionsDir(env);
@@ -41,13 +43,7 @@ export function openSessionStore(
       maxSessions: config.max_sessions,
       maxImageBytes: config.max_image_bytes,
       log,
-      // Loaded only when retention deleted something, so startup pays nothing for it.
-      onDeleted: async (ids) => {
-        const { checkpointsDir } = await import("../checkpoints/open.ts");
-        const { removeSessionCheckpoints } = await import("../checkpoints/retention.ts");
-        const cpDir = checkpointsDir(env);
-        if (cpDir !== undefined) await removeSessionCheckpoints(cpDir, ids, log);
-      },
+      ...(onDeleted ? { onDeleted } : {}),
     });
     store.ready.catch((e) =>
       log(

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Config } from "../config.ts";
+import { expandEnvReferences } from "../env_refs.ts";
 import { ProviderConfigError } from "./config_error.ts";
 import type { ProviderMemory } from "./memory.ts";
 import type { ProviderOptions } from "./options.ts";
@@ -39,7 +40,7 @@ export function expandHeaders(
   const out: ExpandedHeaders = { headers: {}, secrets: [], vars: [] };
   for (const [name, template] of Object.entries(headers)) {
     let expanded = false;
-    const value = template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
+    const value = expandEnvReferences(template, (v) => {
       const got = env(v);
       if (got === undefined) {
         throw new ProviderConfigError(

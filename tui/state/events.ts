@@ -114,8 +114,10 @@ function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[]
   if (refused) return refused;
   const turn = state.turn;
   if (turn && !turn.turnId && answers(turn.requestId)) {
-    // turn.start was refused: the turn never began.
+    // turn.start was refused: the turn never began. A prompt queued behind it starts on the
+    // idle session at once, so the client follows it.
     refuseStart(state, turn);
+    followQueued(state);
   }
   if (state.clearing !== undefined && answers(state.clearing)) {
     state.clearing = undefined;

@@ -192,3 +192,24 @@ Deno.test("a resumed session offers what was waiting in the composer and sends n
   assert(said.at(-2)!.startsWith("Resumed session"), said.join("\n"));
   assert(said.at(-1)!.includes("2 prompts were waiting when scv stopped"), said.join("\n"));
 });
+
+Deno.test("when the running turn.start is refused, the client follows the prompt queued behind it", () => {
+  const s = readyState();
+  typeText(s, "first");
+  const [start] = sent(applyKey(s, key("enter")));
+  // Queued before the refusal came back: the server starts it on the idle session.
+  const [q] = press(s, "second", "tab");
+  assert(q?.type === "turn.start" && q.queue === true);
+  applyAll(s, [{
+    type: "error",
+    request_id: start!.request_id!,
+    code: "invalid_request",
+    message: "no",
+    fatal: false,
+  }]);
+  assertEquals(s.turn?.requestId, q.request_id);
+  assertEquals(s.composer.text, "first");
+  const t = new TurnScript(q.request_id!);
+  applyAll(s, [t.started(), t.delta("on it")]);
+  assertEquals(s.turn?.turnId, "t1");
+});
