@@ -61,8 +61,13 @@ export type { OpenAIProviderOptions } from "./server/provider/openai.ts";
 export { AnthropicProvider } from "./server/provider/anthropic.ts";
 export { OpenAIResponsesProvider } from "./server/provider/openai_responses.ts";
 export type { ProviderOptions } from "./server/provider/options.ts";
+export { ProviderMemory } from "./server/provider/memory.ts";
 export type { RetryPolicy } from "./server/provider/retry.ts";
-export { ProviderError, type ProviderQuote } from "./server/provider/types.ts";
+export {
+  ContextOverflowError,
+  ProviderError,
+  type ProviderQuote,
+} from "./server/provider/types.ts";
 export type {
   AssistantMessage,
   ChatMessage,

@@ -94,7 +94,13 @@ export function reportLines(input: {
       `hidden:      ${
         spec.hidden.length > 0 ? spec.hidden.map((h) => h.path).join(", ") : "(none exist)"
       }`,
-      `network:     ${spec.network ? "shared with the host" : "none (a loopback of its own)"}`,
+      `network:     ${
+        spec.network
+          ? "shared with the host"
+          : spec.proxy
+          ? `only scv's proxy (socket ${spec.proxy.socket}), to the "sandbox_network" hosts`
+          : "none (a loopback of its own)"
+      }`,
       "processes:   own PID namespace: /proc shows no process of scv or of the user; every " +
         "process of a call dies with it",
     );

@@ -7,10 +7,11 @@
 import type { SessionsOptions } from "./command_line.ts";
 import { loadConfigOrReport, readEnv } from "../server/config.ts";
 import { errorText } from "../server/error_text.ts";
-import { openSessionStore } from "../server/sessions/open_store.ts";
+import { openSessionStore } from "../server/core/open_store.ts";
 import type { IndexEntry } from "../server/sessions/session_index.ts";
 import { checkpointsDir } from "../server/checkpoints/open.ts";
 import { checkpointsUsage } from "../server/checkpoints/retention.ts";
+import { followSessions } from "../server/checkpoints/follow_sessions.ts";
 
 /** Where `scv sessions` writes; injectable for embedding. */
 export interface SessionsIO {
@@ -85,7 +86,8 @@ export async function runSessions(
 ): Promise<number> {
   const config = loadConfigOrReport(options.flags, (line) => io.stderr(line + "\n"));
   if (!config) return 2;
-  const store = openSessionStore(config, readEnv, (line) => io.stderr(line + "\n"));
+  const log = (line: string) => io.stderr(line + "\n");
+  const store = openSessionStore(config, readEnv, log, followSessions(readEnv, log));
   if (!store) {
     io.stderr(
       config.persist_sessions

@@ -61,6 +61,12 @@ export type ApprovalPolicyName = typeof APPROVAL_POLICIES[number];
 /** `session.start`'s `resume` value that names the newest session recorded for the cwd. */
 export const RESUME_LAST = "last";
 
+/** The most steers that may wait in one turn (`turn.steer`; scv 0.3). */
+export const MAX_STEERS_PER_TURN = 8;
+
+/** The most prompts that may wait in one session's queue (`turn.start` with `queue`; scv 0.3). */
+export const MAX_QUEUED_PER_SESSION = 16;
+
 /** The most sessions one `session.list` may ask for. */
 export const MAX_SESSION_LIST_LIMIT = 1000;
 /** `session.list`'s `limit` when the request has none. */

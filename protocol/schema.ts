@@ -93,6 +93,29 @@ export const TurnStartMessage = z.object({
   prompt: z.string(),
   /** scv 0.3: images given with the prompt, at most `MAX_ATTACHMENTS`; omitted: none. */
   attachments: z.array(ImageAttachment).optional(),
+  /**
+   * scv 0.3: on a session whose turn is active, wait in the session's queue (answered
+   * `turn.queued`) instead of being refused with `turn_active`. Omitted (or false): refused.
+   */
+  queue: z.boolean().optional(),
+});
+
+/** scv 0.3 `turn.steer`: adds text to the active turn at its next safe point. */
+export const TurnSteerMessage = z.object({
+  type: z.literal("turn.steer"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+  prompt: z.string(),
+});
+
+/** scv 0.3 `turn.dequeue`: takes a prompt that waits in the queue back out of it. */
+export const TurnDequeueMessage = z.object({
+  type: z.literal("turn.dequeue"),
+  request_id: requestId,
+  session_id: id,
+  /** The `request_id` of the queued `turn.start`. */
+  queued_request_id: requestId,
 });
 
 /** `turn.cancel`: cancels the running turn; answered by `turn.cancelled`. */
@@ -173,11 +196,30 @@ export const RulesListMessage = z.object({
   session_id: id,
 });
 
+/** scv 0.3 `models.list`: the models the session's provider offers (its `/models` list). */
+export const ModelsListMessage = z.object({
+  type: z.literal("models.list"),
+  request_id: requestId,
+  session_id: id,
+});
+
 /** scv 0.3 `session.checkpoints`: the session's checkpoints (turns to rewind to), newest first. */
 export const SessionCheckpointsMessage = z.object({
   type: z.literal("session.checkpoints"),
   request_id: requestId,
   session_id: id,
+});
+
+/** The most paths one `files.list` may ask for. */
+export const MAX_FILES_LIST_LIMIT = 100_000;
+
+/** scv 0.3 `files.list`: the session workspace's files and directories, for `@path` completion. */
+export const FilesListMessage = z.object({
+  type: z.literal("files.list"),
+  request_id: requestId,
+  session_id: id,
+  /** At most this many paths; omitted: 20000. */
+  limit: z.number().int().positive().max(MAX_FILES_LIST_LIMIT).optional(),
 });
 
 /**
@@ -214,7 +256,11 @@ export const CLIENT_MESSAGES = {
   "mcp.status": McpStatusMessage,
   "session.checkpoints": SessionCheckpointsMessage,
   "session.rewind": SessionRewindMessage,
+  "turn.steer": TurnSteerMessage,
+  "turn.dequeue": TurnDequeueMessage,
   "rules.list": RulesListMessage,
+  "models.list": ModelsListMessage,
+  "files.list": FilesListMessage,
 } as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
 // The table has no key the type list lacks (`satisfies` above checks the other way).
@@ -307,6 +353,15 @@ export const SessionStartedEvent = z.object({
    * Code settings define hooks scv does not run. Omitted when there is nothing to say.
    */
   notice: z.string().optional(),
+  /**
+   * scv 0.3, on a resumed session: the steers and queued prompts that were waiting when the
+   * server stopped, oldest first. None of them is started; omitted when nothing was waiting.
+   */
+  queued: z.array(z.object({
+    request_id: requestId,
+    prompt: z.string(),
+    kind: z.enum(["steer", "queue"]),
+  })).optional(),
   /**
    * scv 0.3: the hooks of the user's configuration (docs/hooks.md), one entry per matcher
    * group, without their commands; omitted when none is configured.
@@ -470,6 +525,12 @@ const sessionCost = { session_cost_usd: z.number().nonnegative().optional() };
 /** Token usage, as a type. */
 export type Usage = z.infer<typeof Usage>;
 
+/**
+ * scv 0.3: the prompts of steers that were still waiting when the turn ended, in the order they
+ * were accepted, so the client can give the text back. Omitted when none was waiting.
+ */
+const droppedSteers = z.array(z.string()).optional();
+
 /** `turn.completed`: the turn ended normally. */
 export const TurnCompletedEvent = z.object({
   type: z.literal("turn.completed"),
@@ -485,12 +546,15 @@ export const TurnCompletedEvent = z.object({
   /** scv 0.3: this turn's cost in USD by `pricing`; omitted when its model has no price or no usage was reported. */
   cost_usd: z.number().nonnegative().optional(),
   ...sessionCost,
+  /** scv 0.3: only when a hook stopped the turn while steers waited (see `droppedSteers`). */
+  dropped_steers: droppedSteers,
 });
 
 /** `turn.cancelled`: the turn ended by cancellation. */
 export const TurnCancelledEvent = z.object({
   type: z.literal("turn.cancelled"),
   ...turnEnvelope,
+  dropped_steers: droppedSteers,
   ...sessionCost,
 });
 
@@ -500,7 +564,43 @@ export const TurnFailedEvent = z.object({
   ...turnEnvelope,
   code: z.enum(TURN_FAILURE_CODES),
   message: z.string(),
+  dropped_steers: droppedSteers,
   ...sessionCost,
+});
+
+/** scv 0.3 `user.steered`: a steer entered the conversation as a user message. */
+export const UserSteeredEvent = z.object({
+  type: z.literal("user.steered"),
+  ...turnEnvelope,
+  content: z.string(),
+  /** The `request_id` of the `turn.steer` it came from. */
+  steer_request_id: requestId,
+});
+
+/** scv 0.3 `turn.steer.accepted`: the steer waits for the turn's next safe point. */
+export const TurnSteerAcceptedEvent = z.object({
+  type: z.literal("turn.steer.accepted"),
+  request_id: requestId,
+  session_id: id,
+  turn_id: id,
+});
+
+/** scv 0.3 `turn.queued`: the `turn.start` waits behind the active turn. */
+export const TurnQueuedEvent = z.object({
+  type: z.literal("turn.queued"),
+  request_id: requestId,
+  session_id: id,
+  /** Its place in the queue, from 1 (the next to start). */
+  position: z.number().int().positive(),
+});
+
+/** scv 0.3 `turn.dequeued`: the reply to `turn.dequeue`, with the prompt taken back. */
+export const TurnDequeuedEvent = z.object({
+  type: z.literal("turn.dequeued"),
+  request_id: requestId,
+  session_id: id,
+  queued_request_id: requestId,
+  prompt: z.string(),
 });
 
 /** `session.trimmed`: the canonical history was cut to `max_history_bytes`. */
@@ -659,6 +759,32 @@ export const RulesListEvent = z.object({
   omitted: z.number().int().positive().optional(),
 });
 
+/**
+ * scv 0.3 `models.list`: the provider's model ids, sorted, at most 1000. When the provider
+ * cannot be asked, `models` is empty and `error` says why (never with a secret in it).
+ */
+export const ModelsListEvent = z.object({
+  type: z.literal("models.list"),
+  request_id: requestId,
+  session_id: id,
+  models: z.array(z.string()),
+  /** Why there is no list; omitted when the provider answered. */
+  error: z.string().optional(),
+});
+
+/**
+ * scv 0.3 `files.list`: the workspace's paths as the tools see them (`.git` skipped,
+ * `.gitignore` honoured), relative and `/`-separated, directories ending in `/`.
+ */
+export const FilesListEvent = z.object({
+  type: z.literal("files.list"),
+  request_id: requestId,
+  session_id: id,
+  paths: z.array(z.string()),
+  /** More paths existed than the limit, or than fit in a frame. */
+  truncated: z.boolean(),
+});
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -698,7 +824,13 @@ export const SERVER_EVENTS = {
   "mcp.status": McpStatusEvent,
   "session.checkpoints": SessionCheckpointsEvent,
   "session.rewound": SessionRewoundEvent,
+  "user.steered": UserSteeredEvent,
+  "turn.steer.accepted": TurnSteerAcceptedEvent,
+  "turn.queued": TurnQueuedEvent,
+  "turn.dequeued": TurnDequeuedEvent,
   "rules.list": RulesListEvent,
+  "models.list": ModelsListEvent,
+  "files.list": FilesListEvent,
   "error": ErrorEvent,
 } as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };
 

@@ -33,9 +33,15 @@ export const CLIENT_MESSAGE_TYPES = [
   "mcp.status",
   // scv 0.3 (docs/rules.md): the approval rules in force.
   "rules.list",
+  // scv 0.3 (docs/protocol.md): what the TUI asked the provider and the disk for itself before.
+  "models.list",
+  "files.list",
   // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
   "session.checkpoints",
   "session.rewind",
+  // scv 0.3 (docs/steering.md): steering the running turn, and the queue behind it.
+  "turn.steer",
+  "turn.dequeue",
 ] as const;
 
 /** A client message type name. */
@@ -78,9 +84,17 @@ export const SERVER_EVENT_KINDS = {
   "mcp.status": "reply",
   // scv 0.3 (docs/rules.md).
   "rules.list": "reply",
+  // scv 0.3 (docs/protocol.md).
+  "models.list": "reply",
+  "files.list": "reply",
   // scv 0.3 (docs/checkpoints.md).
   "session.checkpoints": "reply",
   "session.rewound": "session",
+  // scv 0.3 (docs/steering.md).
+  "user.steered": "turn",
+  "turn.steer.accepted": "reply",
+  "turn.queued": "reply",
+  "turn.dequeued": "reply",
   "error": "reply",
 } as const satisfies Record<string, EventKind>;
 

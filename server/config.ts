@@ -8,6 +8,7 @@
 import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
+import { HOST_PATTERN } from "./host_pattern.ts";
 import { type ModelPrice, validatePricing } from "./pricing.ts";
 import { type HooksConfig, mergeHooks, validateHooks } from "./hooks_config.ts";
 import {
@@ -107,6 +108,8 @@ export interface Config {
   tool_timeout_ms: number;
   /** How long a provider response may stay silent before the call fails. */
   provider_timeout_ms: number;
+  /** scv 0.3: how long a provider whose model is still loading is waited for. */
+  provider_startup_timeout_ms: number;
   /** The client's transcript bound in bytes (reported in `session.started`). */
   max_transcript_bytes: number;
   /** The client's transcript bound in items (reported in `session.started`). */
@@ -144,6 +147,11 @@ export interface Config {
   /** scv 0.3: a snapshot that would store more changed bytes than this is skipped. */
   checkpoint_max_bytes: number;
   /**
+   * scv 0.3, the TUI: the key that steers the running turn (`"enter"`, the default) or queues a
+   * prompt behind it (the other one, Tab or Enter). Omitted: Enter steers, Tab queues.
+   */
+  steer_key?: "enter" | "tab";
+  /**
    * scv 0.3: USD per million tokens by model name, for `cost_usd` (server/provider/pricing.ts);
    * merged by model across config files. No entry: no cost is reported for that model.
    */
@@ -175,6 +183,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   max_image_bytes: 5242880,
   tool_timeout_ms: 120000,
   provider_timeout_ms: 120000,
+  provider_startup_timeout_ms: 120000,
   max_transcript_bytes: 8388608,
   max_transcript_items: 10000,
   max_prompt_history_bytes: 1048576,
@@ -222,10 +231,6 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   hooks: Object.freeze({}),
   notify: true,
 });
-
-/** A `sandbox_network` host pattern (server/sandbox/net/hosts.ts parses it in full). */
-const HOST_PATTERN =
-  /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
 interface KeyRule {
@@ -320,6 +325,10 @@ const providerHeaders: KeyRule = {
  * about 35 ms, most of the server's start budget, and the config is read before the handshake.
  */
 export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.freeze({
+  steer_key: {
+    expected: 'must be "enter" or "tab"',
+    valid: (v) => v === "enter" || v === "tab",
+  },
   model: nonEmpty,
   base_url: {
     expected: "must be an absolute http(s) URL",
@@ -345,6 +354,7 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   max_image_bytes: positiveInt,
   tool_timeout_ms: positiveMs,
   provider_timeout_ms: positiveMs,
+  provider_startup_timeout_ms: positiveMs,
   max_transcript_bytes: positiveInt,
   max_transcript_items: positiveInt,
   max_prompt_history_bytes: positiveInt,

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { expandEnvReferences } from "./env_refs.ts";
+import { HOST_PATTERN } from "./host_pattern.ts";
 
 /** What every server entry has, stdio or HTTP. */
 export interface McpServerCommon {
@@ -27,6 +29,10 @@ export interface McpStdioServerConfig extends McpServerCommon {
   env: Record<string, string>;
   /** Absolute working directory; omitted means the first session's workspace. */
   cwd?: string;
+  /** scv 0.3: run in the OS sandbox (workspace-write, as `bash` is). */
+  sandbox?: boolean;
+  /** scv 0.3: with `sandbox`: its own network rule, as `sandbox_network` (default none). */
+  network?: boolean | string[];
 }
 
 /** A server reached over Streamable HTTP. */
@@ -55,7 +61,7 @@ const MAX_STRING = 8192;
 const MAX_TIMER_MS = 2147483647;
 
 const COMMON_KEYS = ["enabled", "startup_timeout_ms", "tool_timeout_ms", "trust"];
-const STDIO_KEYS = ["command", "args", "env", "cwd", ...COMMON_KEYS];
+const STDIO_KEYS = ["command", "args", "env", "cwd", "sandbox", "network", ...COMMON_KEYS];
 const HTTP_KEYS = ["url", "headers", ...COMMON_KEYS];
 
 function describe(v: unknown): string {
@@ -70,7 +76,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** A string that holds `${` without forming a valid `${NAME}` reference, described; else undefined. */
 function badReference(text: string): string | undefined {
-  const stripped = text.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "");
+  const stripped = expandEnvReferences(text, () => "");
   return stripped.includes("${")
     ? "has a ${ that is not a ${NAME} reference (letters, digits and _)"
     : undefined;
@@ -176,6 +182,22 @@ function validateEntry(value: unknown, c: Checker): McpServerConfig {
         : c.at("env").map(value.env, ENV_NAME, "an environment variable name"),
       ...common(value, c),
     };
+    if (value.sandbox !== undefined) out.sandbox = c.at("sandbox").boolean(value.sandbox);
+    if (value.network !== undefined) {
+      const cn: Checker = c.at("network");
+      if (out.sandbox !== true) {
+        cn.fail('is the network rule of a sandboxed server: set "sandbox": true');
+      }
+      const n = value.network;
+      if (
+        typeof n !== "boolean" &&
+        !(Array.isArray(n) && n.length <= MAX_ARGS &&
+          n.every((p) => typeof p === "string" && HOST_PATTERN.test(p)))
+      ) {
+        cn.fail(`must be true, false or an array of host patterns, got ${describe(n)}`);
+      }
+      out.network = n as boolean | string[];
+    }
     if (value.cwd !== undefined) {
       const cwd = c.at("cwd").string(value.cwd);
       if (!cwd.startsWith("/")) c.at("cwd").fail(`must be an absolute path, got ${describe(cwd)}`);
@@ -188,7 +210,7 @@ function validateEntry(value: unknown, c: Checker): McpServerConfig {
   const url = cu.string(value.url, { references: true });
   // Checked with each reference standing in for a plain word; the real value is checked again
   // once the variables are read.
-  const probe = url.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "x");
+  const probe = expandEnvReferences(url, () => "x");
   if (!URL.canParse(probe) || !/^https?:$/.test(new URL(probe).protocol)) {
     cu.fail(`must be an absolute http(s) URL, got ${describe(url)}`);
   }

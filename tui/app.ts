@@ -19,10 +19,13 @@ import {
   findCommand,
   interruptTurn,
   markClosed,
+  type ModelList,
   notificationBytes,
   openPicker,
   welcome,
+  type WorkspaceIndex,
 } from "./state/mod.ts";
+import type { PeonClient } from "../protocol/client.ts";
 import { LiveRegion } from "./terminal.ts";
 import { colorEnabled, errorText, makeStyle, sanitize } from "./text.ts";
 import {
@@ -38,7 +41,6 @@ import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.
 import { imageReader } from "./shell/image_reader.ts";
 import { readClipboardImage } from "./shell/clipboard_image.ts";
 import { mentionReader } from "./shell/mention_reader.ts";
-import { fetchModels } from "./shell/models.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
 import { ExitLatch, type Outcome } from "./shell/exit.ts";
 import { InputReader } from "./shell/input_reader.ts";
@@ -106,6 +108,7 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     // so the protocol's default applies (see DEFAULT_MAX_PROMPT_BYTES).
     ...(options.serverCommand === undefined ? { maxPromptBytes: config.max_prompt_bytes } : {}),
     approvalPolicy: config.approval_policy,
+    ...(config.steer_key ? { steerKey: config.steer_key } : {}),
     customCommands,
     readMention: mentionReader(options.cwd),
     readImage: imageReader(options.cwd),
@@ -187,6 +190,35 @@ function attachServer(
   });
 }
 
+/** The provider's models, as the server's `models.list` answers. */
+async function askModels(client: PeonClient | undefined, state: ClientState): Promise<ModelList> {
+  const session = state.session;
+  if (!client || !session) return { error: "no session is open" };
+  try {
+    const r = await client.request({ type: "models.list", session_id: session.id }, [
+      "models.list",
+    ]);
+    return r.error !== undefined ? { error: r.error } : { models: r.models };
+  } catch (e) {
+    return { error: errorText(e) };
+  }
+}
+
+/** The workspace's paths for `@path` completion, as the server's `files.list` answers. */
+async function askFiles(
+  client: PeonClient | undefined,
+  state: ClientState,
+): Promise<WorkspaceIndex> {
+  const session = state.session;
+  if (!client || !session) throw new Error("no session is open");
+  const r = await client.request({
+    type: "files.list",
+    session_id: session.id,
+    limit: MAX_INDEXED_PATHS,
+  }, ["files.list"]);
+  return { paths: r.paths, truncated: r.truncated };
+}
+
 /**
  * Runs the TUI on the process's terminal until the user quits, the server goes away or a
  * signal arrives; resolves with the exit status. The terminal is restored on every path.
@@ -216,8 +248,10 @@ export async function runApp(options: AppOptions): Promise<number> {
     exit,
     historyPath,
     send: () => link && ((message) => link!.client.send(message)),
-    listModels: () => fetchModels(options.config, env),
-    indexFiles: () => options.server.listFiles(options.cwd, MAX_INDEXED_PATHS),
+    // Both are the server's answers (its provider, its disk), so they hold under
+    // --server-command too.
+    listModels: () => askModels(link?.client, state),
+    indexFiles: () => askFiles(link?.client, state),
     notify: (message) => writeAll(notificationBytes(message, env)),
     clipboardImage: () => readClipboardImage(env),
   });

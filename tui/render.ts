@@ -685,10 +685,10 @@ function liveParts(state: ClientState, view: View, cache: RenderCache): LivePart
 /** The last queued prompts, one row each, and a count of the rest. */
 function queuedLines(state: ClientState, w: number, s: Style): string[] {
   const queued = state.queued.slice(-3).map((q) =>
-    s.gray(truncate(`↳ queued: ${sanitize(q).replace(/\n/g, " ⏎ ")}`, w))
+    s.gray(truncate(`↳ ${q.kind}: ${sanitize(q.text).replace(/\n/g, " ⏎ ")}`, w))
   );
   if (state.queued.length > 3) {
-    queued.push(s.gray(truncate(`↳ … ${state.queued.length - 3} more queued`, w)));
+    queued.push(s.gray(truncate(`↳ … ${state.queued.length - 3} more waiting`, w)));
   }
   return queued;
 }

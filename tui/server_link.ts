@@ -21,11 +21,6 @@ export interface ServerParts {
   loadServe(): Promise<typeof serve>;
   /** Signals every process of the group `pgid`; never throws. */
   signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
-  /**
-   * The workspace's files and directories (directories ending in `/`), relative, as the tools
-   * see them (`.git` skipped, `.gitignore` honoured), at most `maxPaths`.
-   */
-  listFiles(cwd: string, maxPaths: number): Promise<{ paths: string[]; truncated: boolean }>;
 }
 
 /** A connected server. */

@@ -24,6 +24,7 @@ import type { RecordedSessionView, Recorder } from "../sessions/recorder.ts";
 import { liveSessionView } from "../core/recorded_session.ts";
 import { turnEndOf } from "../sessions/records.ts";
 import { runTurn } from "../core/run_turn.ts";
+import { endSessionHooks } from "../core/hook_points.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../core/approvals.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
@@ -78,6 +79,17 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** The turn that runs, or is about to. */
+interface Active {
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+/** A fresh running-turn record. */
+function newActive(): Active {
+  return { controller: new AbortController(), done: Promise.resolve() };
+}
+
 /**
  * An ACP session. `prompt` runs one turn and answers `session/prompt`; `cancel` ends the
  * running turn as cancelled; `close` cancels and waits for it.
@@ -91,7 +103,12 @@ export class AcpSession {
   #tools: ToolRegistry;
   #files: ClientFiles;
   /** The running turn, if any. */
-  #active: { controller: AbortController; done: Promise<unknown> } | undefined;
+  #active: Active | undefined;
+  /**
+   * Prompts queued in the core's inbox behind the running one (scv 0.3), by request id: each
+   * is handed its turn when it is next, or undefined when it left the queue without running.
+   */
+  #waiters = new Map<string, (active: Active | undefined) => void>();
   /** Text of files before a write started, by call id (null: the file did not exist). */
   #before = new Map<string, string | null>();
   #recorder: Recorder | undefined;
@@ -104,6 +121,7 @@ export class AcpSession {
     this.core = options.session;
     this.#policy = options.policy ?? options.config.approval_policy;
     this.#recorder = options.recorder?.(this.#recordedView());
+    this.core.inbox.observer = this.#recorder;
     this.#files = editorFiles(
       options.client,
       this.id,
@@ -206,6 +224,13 @@ export class AcpSession {
    */
   async close(graceMs: number): Promise<void> {
     const active = this.#active;
+    // No queued prompt starts any more; each is answered cancelled.
+    this.core.inbox.halt();
+    for (const [requestId, handOver] of this.#waiters) {
+      this.core.inbox.dequeue(requestId);
+      handOver(undefined);
+    }
+    this.#waiters.clear();
     this.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // The client's MCP servers stop meanwhile: a call cut off in one ends cancelled anyway.
@@ -217,6 +242,8 @@ export class AcpSession {
       this.#o.mcp?.close(),
     ]);
     clearTimeout(timer);
+    // The session's SessionEnd hooks (bounded, hook_points.ts), before its file is released.
+    await endSessionHooks(this.core, this.#o.config, "other").catch(() => {});
     // After the turn, so its end is flushed first.
     this.#recorder?.close();
   }
@@ -231,20 +258,16 @@ export class AcpSession {
   }
 
   /**
-   * Runs one prompt turn. Resolves with the stop reason; rejects with a JSON-RPC error for a bad
-   * prompt, a turn already running, or a turn that failed without a stop reason for it.
+   * Runs one prompt turn; while another runs, the prompt waits in the session's queue (scv 0.3)
+   * and runs after it. Resolves with the stop reason (`cancelled` for a queued prompt whose
+   * request was cancelled before it ran); rejects with a JSON-RPC error for a bad prompt, a full
+   * queue, or a turn that failed without a stop reason for it.
    */
   async prompt(
     blocks: readonly ContentBlock[],
     requestId: string,
     signal: AbortSignal,
   ): Promise<PromptResponse> {
-    if (this.#active) {
-      throw RequestError.invalidRequest(
-        { sessionId: this.id },
-        "a prompt is already running in this session; cancel it or wait for its answer",
-      );
-    }
     const text = promptText(blocks, this.#o.config.max_prompt_bytes);
     if (!text.ok) throw RequestError.invalidParams({ sessionId: this.id }, text.message);
     let images: ImagePart[] = [];
@@ -254,22 +277,26 @@ export class AcpSession {
       const loaded = await loadAttachments(text.images, {
         cwd: this.core.cwd,
         maxImageBytes: this.#o.config.max_image_bytes,
+        maxHistoryBytes: this.#o.config.max_history_bytes,
       });
       if (!loaded.ok) throw RequestError.invalidParams({ sessionId: this.id }, loaded.message);
       images = loaded.images;
     }
+    let active: Active | undefined;
     if (this.#active) {
-      throw RequestError.invalidRequest(
-        { sessionId: this.id },
-        "a prompt is already running in this session; cancel it or wait for its answer",
-      );
+      active = await this.#queue(text.text, images, requestId, signal);
+      if (!active) return { stopReason: "cancelled" } satisfies PromptResponse;
+    } else {
+      active = newActive();
+      this.#active = active;
     }
-    const controller = new AbortController();
+    const { controller } = active;
     // The request's own signal aborts on `$/cancel_request` and when the connection closes.
     const onAbort = () => controller.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
     const done = this.#run(text.text, images, requestId, controller.signal);
-    this.#active = { controller, done };
+    active.done = done;
     try {
       const answer = promptAnswer(await done);
       if ("error" in answer) {
@@ -278,9 +305,58 @@ export class AcpSession {
       return { stopReason: answer.stopReason } satisfies PromptResponse;
     } finally {
       signal.removeEventListener("abort", onAbort);
-      this.#active = undefined;
       this.#before.clear();
+      this.#handOver();
     }
+  }
+
+  /**
+   * Waits in the core's inbox behind the running prompt; resolves with this prompt's turn when
+   * it is next, or undefined when its request was cancelled first (it then leaves the queue).
+   * A full queue is `-32600`, as a second prompt was before there was a queue.
+   */
+  async #queue(
+    prompt: string,
+    images: ImagePart[],
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<Active | undefined> {
+    const accepted = this.core.inbox.enqueue(requestId, prompt, images);
+    if (!accepted.ok) {
+      throw RequestError.invalidRequest(
+        { sessionId: this.id },
+        `a prompt is already running in this session and ${accepted.message}`,
+      );
+    }
+    const turn = Promise.withResolvers<Active | undefined>();
+    this.#waiters.set(requestId, turn.resolve);
+    const onAbort = () => {
+      if (this.core.inbox.dequeue(requestId) === undefined) return;
+      this.#waiters.delete(requestId);
+      turn.resolve(undefined);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // On disk before it may run, as on the Peon face.
+    accepted.entry.announced = accepted.recorded;
+    try {
+      return await turn.promise;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The running prompt ended: the next queued one (if any) gets the turn at once. */
+  #handOver(): void {
+    this.#active = undefined;
+    const next = this.core.inbox.nextQueued();
+    if (!next) return;
+    const handOver = this.#waiters.get(next.requestId);
+    this.#waiters.delete(next.requestId);
+    if (!handOver) return;
+    const active = newActive();
+    this.#active = active;
+    handOver(active);
   }
 
   async #run(prompt: string, images: ImagePart[], requestId: string, signal: AbortSignal) {

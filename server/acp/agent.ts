@@ -23,7 +23,8 @@ import { SCV_VERSION } from "../../protocol/constants.ts";
 import { runtimeLoader } from "../core/runtime.ts";
 import type { Provider } from "../provider/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { openSessionStore } from "../sessions/open_store.ts";
+import { openSessionStore } from "../core/open_store.ts";
+import { followSessions } from "../checkpoints/follow_sessions.ts";
 import { type Config, readEnv } from "../config.ts";
 import { errorText } from "../error_text.ts";
 import { boundedStream } from "./transport.ts";
@@ -272,7 +273,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
     env,
   });
   const store = options.sessions === undefined
-    ? openSessionStore(config, env, log)
+    ? openSessionStore(config, env, log, followSessions(env, log))
     : options.sessions ?? undefined;
   const state: ConnectionState = {
     config,

@@ -26,6 +26,7 @@ import { clientMcpServers, coreOnlyEnv } from "./client_mcp.ts";
 import { planReplay } from "./replay.ts";
 import { workspaceDir } from "../workspace_dir.ts";
 import { loadRules } from "../core/rules/load.ts";
+import { startSessionHooks } from "../core/hook_points.ts";
 import { RuleFileError } from "../core/rules/rule.ts";
 
 /** What opening a session needs from the connection. */
@@ -112,10 +113,12 @@ export async function newSession(
   mcpServers: readonly McpServer[],
 ): Promise<AcpSession> {
   const ready = await prepare(cx, cwd, mcpServers);
-  return new AcpSession({
+  const session = new AcpSession({
     ...sessionOptions(cx, withRules(new Session(ready.cwd), ready.rules), ready.mcp),
     ...(cx.store ? { recorder: (view) => newRecorder(view, recording(cx, cx.store)) } : {}),
   });
+  startSessionHooks(session.core, cx.config, "startup");
+  return session;
 }
 
 /** The bytes of one text in a replayed update: a head, well inside a frame. */
@@ -166,6 +169,7 @@ export async function loadSession(
     recorder: reopened.recorder,
     ...(policy ? { policy } : {}),
   });
+  startSessionHooks(core, cx.config, "resume");
   if (state.badLines > 0) {
     cx.log(`scv-acp: ${state.badLines} damaged record(s) dropped from session ${core.id}'s file`);
   }

@@ -136,6 +136,8 @@ export class UpdateMapper {
     // ACP v1 has no update for these; the session logs them (acp_session.ts).
     "context.compacted": NONE,
     "session.trimmed": NONE,
+    // A steer entered as the user's message (scv acp itself queues rather than steers).
+    "user.steered": (e) => [chunk("user_message_chunk", e.content)],
     // The end of a turn is the prompt's stop reason (stop_reason.ts), not an update.
     "turn.completed": NONE,
     "turn.cancelled": NONE,

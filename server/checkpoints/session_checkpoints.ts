@@ -29,6 +29,9 @@ const PACKS_BEFORE_GC = 50;
 /** How long that may take before it is given up (the next turn end tries again). */
 const GC_TIMEOUT_MS = 30_000;
 
+/** The longest a snapshot may go on in the background after its time bound. */
+export const BACKGROUND_SNAPSHOT_MS = 120_000;
+
 /** The largest log read; a longer one (never written by scv) starts afresh. */
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
 
@@ -92,6 +95,9 @@ export class SessionCheckpoints {
   /** Turns that already tried their "before" snapshot in this process. */
   #tried = new Set<string>();
   #queue: Promise<unknown> = Promise.resolve();
+  /** A snapshot that outlived its time bound, still filling the index. */
+  #behind: Promise<void> | undefined;
+  #closed = new AbortController();
 
   /** The checkpoints of session `sid` in `repo`. */
   constructor(repo: ShadowRepo, sid: string, settings: CheckpointSettings) {
@@ -187,21 +193,51 @@ export class SessionCheckpoints {
     { tree: string; oversized: string[] } | { skipped: string }
   > {
     const timeoutMs = this.#settings.timeoutMs ?? SNAPSHOT_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    try {
+    const late = `the snapshot took longer than ${timeoutMs / 1000} s`;
+    const deadline = new Promise<"late">((resolve) => {
+      const timer = setTimeout(() => resolve("late"), timeoutMs);
+      Deno.unrefTimer(timer);
+    });
+    if (this.#behind) {
+      // An earlier snapshot that outlived its bound holds the index: wait for it, as long.
+      if (await Promise.race([this.#behind.then(() => "done" as const), deadline]) === "late") {
+        return { skipped: `${late}: an earlier one is still being taken` };
+      }
+    }
+    // Past its time bound a snapshot goes on in the background (the index it fills makes the
+    // next one quick) until BACKGROUND_SNAPSHOT_MS, a cancel of the turn, or close().
+    const hard = AbortSignal.any([
+      this.#closed.signal,
+      AbortSignal.timeout(BACKGROUND_SNAPSHOT_MS),
+      ...(signal ? [signal] : []),
+    ]);
+    const run = (async () => {
       await Deno.mkdir(`${this.#repo.root}/index`, { recursive: true, mode: 0o700 });
       await this.#seedIndex();
-      const s = await this.#repo.snapshot(this.#indexFile, this.#settings, both);
+      return await this.#repo.snapshot(this.#indexFile, this.#settings, hard);
+    })();
+    try {
+      const s = await Promise.race([run, deadline]);
+      if (s === "late") {
+        this.#behind = run.then(() => {}, () => {}).finally(() => (this.#behind = undefined));
+        return { skipped: `${late} (it goes on in the background, so the next one is quicker)` };
+      }
       if (s.kind === "skipped") return { skipped: s.reason };
       return { tree: s.tree, oversized: s.oversized };
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
-        return { skipped: `the snapshot took longer than ${timeoutMs / 1000} s` };
-      }
       return { skipped: `the snapshot failed: ${errorText(e)}` };
     }
+  }
+
+  /** Settles once no snapshot runs in the background any more. */
+  async settled(): Promise<void> {
+    await this.#behind;
+  }
+
+  /** Stops a snapshot still running in the background (the connection is closing). */
+  close(): void {
+    this.#closed.abort();
   }
 
   /**

@@ -16,11 +16,17 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 export const TOOL_CALL_OVERHEAD_TOKENS = 8;
 /** Tokens that prime every reply (`<|start|>assistant<|message|>`). */
 export const REPLY_PRIMING_TOKENS = 3;
-/** The calibration ratio never leaves `[MIN_RATIO, MAX_RATIO]`. */
-export const MIN_RATIO = 0.5;
+/**
+ * The calibration ratio never leaves `[MIN_RATIO, MAX_RATIO]`. It never goes below 1: a
+ * server that counts fewer tokens than scv leaves the estimate as it is, so the estimate only
+ * ever errs on the side of a prompt that fits.
+ */
+export const MIN_RATIO = 1;
 /** The calibration ratio never leaves `[MIN_RATIO, MAX_RATIO]`. */
 export const MAX_RATIO = 2;
-/** How far one calibration moves the ratio toward the observed one (0..1). */
+/** What a ratio raised to a server's count adds on top, so rounding cannot leave it short. */
+export const RAISE_MARGIN = 0.01;
+/** How far one calibration moves the ratio down toward a lower observed one (0..1); up, it jumps. */
 export const CALIBRATION_WEIGHT = 0.5;
 
 /**
@@ -70,19 +76,36 @@ export function usesO200k(model: string): boolean {
 }
 
 /**
- * The estimate used for models without a known tokenizer: one token per four UTF-8 bytes,
- * rounded up. It is only an estimate; calibration corrects it from reported usage.
+ * The estimate used for models without a known tokenizer, meant to err high: one token per
+ * four UTF-8 bytes of ASCII text, but one per digit (Qwen's and Llama's tokenizers split numbers
+ * into digits or groups of three) and one per two bytes of other text (most tokenizers give a
+ * CJK character one token or more), rounded up. Calibration corrects it upward from reported
+ * usage.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { estimateTokens } from "./tokens.ts";
  * assert.equal(estimateTokens("hello"), 2);
+ * assert.equal(estimateTokens("2024-12-01"), 9); // 8 digits, 2 dashes
  * assert.equal(estimateTokens(""), 0);
  * ```
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(utf8Length(text) / 4);
+  let digits = 0;
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c < 0x80) ascii++;
+    else if (c < 0x800) other += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      other += 4; // a surrogate pair: one 4-byte character
+      i++;
+    } else other += 3;
+  }
+  return Math.ceil(ascii / 4 + digits + other / 2);
 }
 
 /** Longest run of non-whitespace handed to the tokenizer in one piece. */
@@ -232,6 +255,15 @@ export class TokenCounter {
     return this.#tokenizer;
   }
 
+  /**
+   * Starts from a ratio learnt earlier for the same model (kept per model by the context
+   * manager), within the bounds; the upper-bound counter keeps its own.
+   */
+  restoreRatio(ratio: number): void {
+    if (this.#fixedRatio || !Number.isFinite(ratio)) return;
+    this.#ratio = Math.min(MAX_RATIO, Math.max(MIN_RATIO, ratio));
+  }
+
   /** The current calibration ratio, within `[MIN_RATIO, MAX_RATIO]`; 1 before calibration. */
   get ratio(): number {
     return this.#ratio;
@@ -295,7 +327,7 @@ export class TokenCounter {
    * import assert from "node:assert/strict";
    * import { TokenCounter } from "./tokens.ts";
    * const counter = new TokenCounter("local-model");
-   * const prompt = [{ role: "user" as const, content: "12345678" }]; // 8 bytes: 2 tokens
+   * const prompt = [{ role: "user" as const, content: "abcdefgh" }]; // 8 bytes: 2 tokens
    * assert.equal(counter.countPrompt(prompt, 10, 20), (4 + 2) + 10 + 20 + 3);
    * ```
    */
@@ -312,8 +344,8 @@ export class TokenCounter {
   /**
    * Moves the ratio toward what the provider reported. `estimatedPromptTokens` is the
    * {@link TokenCounter.countPrompt} result for the request whose usage reported
-   * `reportedPromptTokens`. The observed ratio is `ratio * reported / estimated`; the new ratio
-   * moves {@link CALIBRATION_WEIGHT} of the way there and is clamped to
+   * `reportedPromptTokens`. The observed ratio is `ratio * reported / estimated`; a higher one is
+   * taken at once, a lower one {@link CALIBRATION_WEIGHT} of the way, and the result clamped to
    * `[MIN_RATIO, MAX_RATIO]`. A non-positive or non-finite value is ignored, and so is every
    * value on an {@link TokenCounter.upperBound} counter. Returns the ratio.
    *
@@ -322,9 +354,11 @@ export class TokenCounter {
    * import assert from "node:assert/strict";
    * import { TokenCounter } from "./tokens.ts";
    * const counter = new TokenCounter("local-model");
-   * counter.calibrate(1000, 1500);
-   * assert.equal(counter.ratio, 1.25);
-   * assert.equal(counter.countText("12345678"), 3); // ceil(2 * 1.25)
+   * counter.calibrate(1000, 1500); // counted low: raised at once, 1% over
+   * assert.ok(Math.abs(counter.ratio - 1.515) < 1e-9);
+   * assert.equal(counter.countText("abcdefgh"), 4); // ceil(2 * 1.515)
+   * counter.calibrate(1000, 500); // counted high: halfway down, never below 1
+   * assert.ok(counter.ratio < 1.515 && counter.ratio >= 1);
    * ```
    */
   calibrate(estimatedPromptTokens: number, reportedPromptTokens: number): number {
@@ -336,7 +370,11 @@ export class TokenCounter {
       return this.#ratio;
     }
     const observed = this.#ratio * reportedPromptTokens / estimatedPromptTokens;
-    const next = this.#ratio + CALIBRATION_WEIGHT * (observed - this.#ratio);
+    // Erring safe: an estimate found low is raised to what the server counted at once; one
+    // found high comes down only halfway per report.
+    const next = observed > this.#ratio
+      ? observed * (1 + RAISE_MARGIN)
+      : this.#ratio + CALIBRATION_WEIGHT * (observed - this.#ratio);
     this.#ratio = Math.min(MAX_RATIO, Math.max(MIN_RATIO, next));
     return this.#ratio;
   }

@@ -21,6 +21,11 @@ export interface AttachmentOptions {
   cwd: string;
   /** `max_image_bytes`. */
   maxImageBytes: number;
+  /**
+   * `max_history_bytes`: the images together, as the base64 the history keeps, must fit it, or
+   * the turn could only fail once it started. Omitted: not checked.
+   */
+  maxHistoryBytes?: number;
 }
 
 /** The checked images, in order, or the first refusal (naming its attachment). */
@@ -89,6 +94,14 @@ export async function loadAttachments(
     }
     if (typeof got === "string") return refuse(got);
     images.push(got);
+  }
+  const total = images.reduce((n, i) => n + i.data.length, 0);
+  if (options.maxHistoryBytes !== undefined && total > options.maxHistoryBytes) {
+    return {
+      ok: false,
+      message: `the ${images.length} images take ${total} bytes as base64, more than the ` +
+        `session history holds (max_history_bytes ${options.maxHistoryBytes})`,
+    };
   }
   return { ok: true, images };
 }

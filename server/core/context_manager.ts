@@ -59,6 +59,22 @@ export interface ContextManager {
   ): number | undefined;
   /** Feeds a provider's reported prompt size for `messages` back into the estimate. */
   calibrate(messages: ChatMessage[], promptTokens: number): void;
+  /** The window in force: the smaller of `context_max_tokens` and the provider's own. */
+  readonly window: number;
+  /**
+   * Takes the window the provider reported (asked of the server, or named by an overflow
+   * answer). Returns a notice for the user when it now caps `context_max_tokens`.
+   */
+  learnWindow(tokens: number, source: string): string | undefined;
+  /**
+   * After the provider refused `messages` as too large for its context: takes the window and
+   * the prompt size its answer named (or, without them, its own count as too large), so the
+   * next `fit` compacts to a prompt that fits.
+   */
+  overflowed(
+    messages: ChatMessage[],
+    overflow: { window?: number; promptTokens?: number },
+  ): Promise<void>;
   /** Settled: the tokenizer loads on first need, inside `fit`. */
   readonly ready: Promise<void>;
   /** What the last `fit` counted with: `"upper_bound"` until the real tokenizer was needed. */
@@ -80,6 +96,11 @@ export interface ContextManager {
 export function answerReserve(contextMaxTokens: number): number {
   return Math.min(8192, Math.floor(contextMaxTokens / 5));
 }
+
+/** Calibration ratios learnt per model in this process, so a new session starts from them. */
+const RATIOS = new Map<string, number>();
+/** Models whose ratio is kept, at most. */
+const MAX_MODELS = 64;
 
 /**
  * Builds the context manager for a configuration. The `o200k_base` tokenizer is loaded only
@@ -104,7 +125,14 @@ export function createContextManager(
   // calibrates the real counter when it loads.
   const boundPlans = new WeakMap<ChatMessage[], ToolSpec[]>();
   let pending: { messages: ChatMessage[]; promptTokens: number; tools: ToolSpec[] } | undefined;
-  const maxTokens = config.context_max_tokens - answerReserve(config.context_max_tokens);
+  let window = config.context_max_tokens;
+  const maxTokens = () => window - answerReserve(window);
+  const plannedTools = new WeakMap<ChatMessage[], ToolSpec[]>();
+  const keepRatio = (c: TokenCounter) => {
+    if (c.tokenizer === "upper_bound") return;
+    if (RATIOS.size >= MAX_MODELS && !RATIOS.has(config.model)) RATIOS.clear();
+    RATIOS.set(config.model, c.ratio);
+  };
 
   const planWith = (
     c: TokenCounter,
@@ -116,12 +144,16 @@ export function createContextManager(
       turnStart,
       countMessage: c.countMessage,
       fixedTokens: c.countMessage(systemMessage) + c.countTools(tools) + REPLY_PRIMING_TOKENS,
-      maxTokens: Math.max(1, maxTokens),
+      maxTokens: Math.max(1, maxTokens()),
     });
   const load = async (): Promise<TokenCounter> => {
     const c = await (loading ??= TokenCounter.create(config.model, imageRule));
     if (counter === undefined) {
       counter = c;
+      // What this process learnt of the model's tokenizer before: the estimate errs safe from
+      // the first prompt of a new session on.
+      const learnt = RATIOS.get(config.model);
+      if (learnt !== undefined) c.restoreRatio(learnt);
       if (pending) {
         const { messages, promptTokens, tools } = pending;
         pending = undefined;
@@ -131,8 +163,45 @@ export function createContextManager(
     return c;
   };
 
+  let windowSource: string | undefined;
+  const windowText = () =>
+    windowSource === undefined
+      ? `context_max_tokens ${config.context_max_tokens}`
+      : `the provider's window of ${window} tokens`;
+  const learnWindow = (tokens: number, source: string): string | undefined => {
+    if (!(Number.isSafeInteger(tokens) && tokens > 0)) return undefined;
+    const next = Math.min(config.context_max_tokens, tokens);
+    if (next >= window) return undefined;
+    window = next;
+    windowSource = source;
+    return `The provider's context window is ${tokens} tokens (${source}): using it instead ` +
+      `of context_max_tokens (${config.context_max_tokens}); ${answerReserve(window)} of them ` +
+      `are kept for the answer`;
+  };
+
   return {
     ready: Promise.resolve(),
+    get window() {
+      return window;
+    },
+    learnWindow,
+    async overflowed(messages, overflow) {
+      if (overflow.window !== undefined) {
+        learnWindow(overflow.window, "named by its overflow answer");
+      }
+      const c = counter ?? await load();
+      const tools = plannedTools.get(messages) ?? [];
+      const estimate = c.countPrompt(messages, 0, c.countTools(tools));
+      // The server's count of this prompt is at least what it named, or the window it refused
+      // it for; without either, scv's own count was too large for the window in force.
+      const reported = overflow.promptTokens ?? overflow.window;
+      if (reported !== undefined) {
+        c.calibrate(estimate, Math.max(reported, estimate + 1));
+        keepRatio(c);
+      } else {
+        learnWindow(Math.max(1, Math.floor(estimate * 0.9)), "scv's count of a prompt it refused");
+      }
+    },
     get tokenizer() {
       return used?.tokenizer;
     },
@@ -151,11 +220,11 @@ export function createContextManager(
         return {
           kind: "context_limit",
           message: `the current turn needs about ${plan.minTokens} tokens of context, more than ` +
-            `the ${maxTokens} available (context_max_tokens ${config.context_max_tokens} less ` +
-            `room for the answer)`,
+            `the ${maxTokens()} available (${windowText()} less room for the answer)`,
         };
       }
       const messages = [systemMessage, ...(plan.kind === "compacted" ? plan.history : history)];
+      plannedTools.set(messages, tools);
       // The plan already counted this prompt; calibration compares it with the reported size.
       if (c === bound) boundPlans.set(messages, tools);
       else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
@@ -184,7 +253,10 @@ export function createContextManager(
 
     calibrate(messages, promptTokens) {
       const estimate = estimates.get(messages);
-      if (estimate !== undefined) counter?.calibrate(estimate, promptTokens);
+      if (estimate !== undefined && counter) {
+        counter.calibrate(estimate, promptTokens);
+        keepRatio(counter);
+      }
       const tools = boundPlans.get(messages);
       if (estimate === undefined && tools) pending = { messages, promptTokens, tools };
     },

@@ -38,4 +38,9 @@ export interface AgentDeps {
    * resolves with are notices for the user (a tool left out, say), sent as `turn.notice`.
    */
   prepareTools?: (signal: AbortSignal) => Promise<readonly string[] | void>;
+  /**
+   * The context window the provider's server reports (llama.cpp, Ollama, LM Studio, vLLM),
+   * asked once and bounded in time; never rejects. Absent: only overflow answers teach it.
+   */
+  serverWindow?: () => Promise<{ tokens: number; source: string } | undefined>;
 }

@@ -16,6 +16,28 @@ Prefer small, verifiable steps: read before you edit, run tests after you change
 Each tool call may need the user's approval; a denied call was refused by the user.
 Be concise. When you are done, say what you changed and how you checked it.`;
 
+const BASE_WITHOUT_TOOLS = `You are scv, a coding agent working in a terminal on the user's machine.
+No tools are available with this model: the provider refused them. Answer from what the user
+shows you; when something must be run or changed, say exactly what and where.
+Be concise.`;
+
+/**
+ * The system prompt for a model whose server refused tools: the same workspace and project
+ * instructions, without asking the model to call tools it is not given.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildSystemPrompt, withoutToolGuidance } from "./prompt.ts";
+ * const p = withoutToolGuidance(await buildSystemPrompt("/"));
+ * assert(!p.includes("Use the tools"));
+ * assert(p.includes("Workspace: /"));
+ * ```
+ */
+export function withoutToolGuidance(prompt: string): string {
+  return prompt.startsWith(BASE) ? BASE_WITHOUT_TOOLS + prompt.slice(BASE.length) : prompt;
+}
+
 async function readIfFile(path: string): Promise<string | undefined> {
   try {
     return await Deno.readTextFile(path);

@@ -13,6 +13,7 @@ import { answerInterruptedCalls, type ReplayedSession } from "../sessions/record
 import type { SessionFile } from "../sessions/session_file.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { recoveredOf } from "./inbox.ts";
 import { Session } from "./session.ts";
 
 /**
@@ -142,6 +143,9 @@ export async function reopenSession(
 ): Promise<ReopenedSession> {
   const { state, file } = await recording.store.load(id, cwd);
   const session = restoredSession(state, cwd);
+  // What waited when the server stopped is reported to the client (Peon lists it in
+  // session.started) and started by nobody; the session's next turn settles it.
+  session.inbox.recovered = recoveredOf(state.waiting);
   return {
     session,
     state,
@@ -169,6 +173,7 @@ function resumedRecorder(
       turns: state.turns,
       title: state.title,
       toolMeta: state.toolMeta,
+      waiting: state.waiting,
     },
   });
 }

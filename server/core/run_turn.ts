@@ -12,6 +12,7 @@ import { errorText } from "../error_text.ts";
 import {
   type AssistantMessage,
   type ChatMessage,
+  ContextOverflowError,
   ProviderError,
   type ProviderEvent,
   type ProviderUsage,
@@ -21,6 +22,7 @@ import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
+import { withoutToolGuidance } from "./prompt.ts";
 import { checkpointTurnEnd, checkpointTurnStart } from "./checkpoint_hooks.ts";
 import { truncateText } from "../tools/output.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
@@ -47,26 +49,29 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
     if (before.context !== undefined) turn.append(hookContext(before.context));
     // The history bound applies to the prompt as soon as it is part of the history.
     await trim(turn, turn.start, deps);
+    await learnServerWindow(turn, deps);
     let stopHookActive = false;
     while (true) {
       if (turn.steps >= config.max_steps) {
         throw new TurnFailure("step_limit", `agent reached ${config.max_steps} steps`);
       }
       signal.throwIfAborted();
+      // The safe point (scv 0.3): every proposed call has ended and no request is out, so
+      // waiting steers enter the conversation here, before the next provider request.
+      await takeSteers(turn, signal);
       const notes = await deps.prepareTools?.(signal);
       if (notes && deps.notices) {
         for (const message of notes) {
           await emitBounded(turn, "turn.notice", { message }, "notice", signal);
         }
       }
-      const messages = await fit(turn, deps);
-      // A cancellation during fitting makes no provider call.
-      signal.throwIfAborted();
       turn.countStep();
-      const response = await callProvider(turn, messages, deps);
+      const response = await callFitted(turn, deps);
       const calls = response.message.tool_calls ?? [];
       turn.append(response.message);
       if (calls.length === 0) {
+        // A steer that came while the model was finishing gets one more request: never lost.
+        if (turn.session.inbox.hasSteers(turn.id)) continue;
         // The bound holds between turns too, not only from the next turn's start. The answered
         // turn is history now: it may go like any earlier turn, so this never fails the turn.
         await trim(turn, turn.session.history.length, deps);
@@ -79,7 +84,13 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
           signal,
         );
         await hookNotices(turn, stop, deps);
-        if (stop?.block === undefined || stop.stop) break;
+        if (stop?.block === undefined || stop.stop) {
+          // A steer that came meanwhile still gets its request, unless a hook stops the turn.
+          if (!stop?.stop && turn.session.inbox.hasSteers(turn.id)) continue;
+          // The turn is ending: a steer from now on is refused, not left waiting.
+          turn.session.inbox.closeTurn(turn.id);
+          break;
+        }
         // A Stop hook that blocks keeps the turn going with its reason for the model.
         stopHookActive = true;
         turn.append({ role: "user", content: `Stop hook feedback:\n${stop.block}` });
@@ -139,6 +150,49 @@ async function finishWith(turn: Turn, end: TurnEnd): Promise<TurnEnd> {
   return turn.end ?? end;
 }
 
+/**
+ * Takes the context window the provider's server reports (asked once, in the background, by
+ * the front-end's dependencies), saying so when it caps `context_max_tokens`.
+ */
+async function learnServerWindow(turn: Turn, deps: AgentDeps): Promise<void> {
+  if (!deps.serverWindow) return;
+  const { signal } = deps;
+  // The question is bounded in time itself; a cancel ends the wait for it.
+  const found = await Promise.race([
+    deps.serverWindow(),
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    }),
+  ]);
+  const notice = found ? deps.context.learnWindow(found.tokens, found.source) : undefined;
+  if (notice && deps.notices) {
+    await emitBounded(turn, "turn.notice", { message: notice }, "notice", signal);
+  }
+}
+
+/** Appends each waiting steer as a user message and tells the client with `user.steered`. */
+async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
+  const steers = turn.session.inbox.takeSteers(turn.id);
+  if (steers.length === 0) return;
+  // The client hears a steer was accepted before it hears it entered.
+  await Promise.all(steers.map((s) => s.announced.catch(() => {})));
+  // All enter the history first: a cancel while their events go out loses none of them.
+  for (const steer of steers) turn.append({ role: "user", content: steer.prompt });
+  for (const steer of steers) {
+    await emitBounded(
+      turn,
+      "user.steered",
+      {
+        content: steer.prompt,
+        steer_request_id: steer.requestId,
+      },
+      "steer",
+      signal,
+    );
+  }
+}
+
 /** Hook context as the message the model reads it in, after the prompt. */
 function hookContext(context: string): ChatMessage {
   return { role: "user", content: `<hook-context>\n${context}\n</hook-context>` };
@@ -155,6 +209,45 @@ async function hookNotices(
     const body = { message: truncateText(message, turn.fieldBudget).text };
     await emitBounded(turn, "turn.notice", body, "notice", deps.signal);
   }
+}
+
+/**
+ * The next provider call with the context fitted. An answer that the prompt overflows the
+ * provider's window (a local server's, typically) is the one 400 retried: once, after
+ * compacting to the window it named; a second overflow fails the turn with `context_limit`.
+ */
+async function callFitted(turn: Turn, deps: AgentDeps): Promise<StepResponse> {
+  for (let attempt = 1;; attempt++) {
+    const messages = await fit(turn, deps);
+    // A cancellation during fitting makes no provider call.
+    deps.signal.throwIfAborted();
+    try {
+      return await callProvider(turn, messages, deps);
+    } catch (e) {
+      if (!(e instanceof ContextOverflowError)) throw e;
+      if (attempt > 1) {
+        throw new TurnFailure(
+          "context_limit",
+          `the prompt still does not fit the provider's context window after compacting: ` +
+            e.message,
+        );
+      }
+      await deps.context.overflowed(messages, {
+        ...(e.window !== undefined ? { window: e.window } : {}),
+        ...(e.promptTokens !== undefined ? { promptTokens: e.promptTokens } : {}),
+      });
+      if (deps.notices) {
+        const message = `The provider's context window is full (${e.message}); ` +
+          `compacting to ${deps.context.window} tokens and trying again`;
+        await emitBounded(turn, "turn.notice", { message }, "notice", deps.signal);
+      }
+    }
+  }
+}
+
+/** Whether the provider takes tools for the configured model (it may have refused them). */
+function toolsTaken(deps: AgentDeps): boolean {
+  return deps.provider.acceptsTools?.(deps.config.model) ?? true;
 }
 
 /**
@@ -183,10 +276,12 @@ async function beforePrompt(turn: Turn, deps: AgentDeps): Promise<HookOutcome> {
 
 /** The messages of the next provider call, after compacting the history when it must be. */
 async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
+  const tools = toolsTaken(deps);
   const plan = await deps.context.fit(turn.session.history, {
     turnStart: turn.start,
-    systemPrompt: deps.systemPrompt,
-    tools: deps.tools.specs(),
+    // A server that refused tools gets a prompt that does not ask the model to use them.
+    systemPrompt: tools ? deps.systemPrompt : withoutToolGuidance(deps.systemPrompt),
+    tools: tools ? deps.tools.specs() : [],
   });
   if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
   if (plan.kind === "compacted") {
@@ -271,6 +366,7 @@ async function callProvider(
       model: deps.config.model,
       messages,
       tools: deps.tools.specs(),
+      contextWindow: deps.context.window,
       signal,
     });
     for await (const ev of events) {
@@ -281,6 +377,7 @@ async function callProvider(
       } else await relay(turn, ev, deps);
     }
   } catch (e) {
+    if (e instanceof ContextOverflowError) throw e; // callFitted compacts and retries
     if (e instanceof ProviderError) throw new TurnFailure(e.code, e.message);
     throw e;
   }

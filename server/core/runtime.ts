@@ -13,6 +13,9 @@ import { providerSecretEnv } from "../provider/secret_env.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { McpHost, type McpServerStatus } from "../mcp/host.ts";
 import { openSandbox, type Sandbox } from "../sandbox/mod.ts";
+import { ProviderMemory, providerMemoryPath } from "../provider/memory.ts";
+import { isLocalServer } from "../provider/local_server.ts";
+import type { ServerWindow } from "../provider/window.ts";
 
 /**
  * What a face's turns run with: {@link AgentDeps} without the per-turn parts (approvals, the
@@ -52,12 +55,60 @@ export interface RuntimeLoader {
 }
 
 /** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
-export async function providerFromConfig(
+export function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined = readEnv,
 ): Promise<Provider> {
+  return configuredProvider(config, env, undefined);
+}
+
+/** The configured provider, remembering what it learns in `memory` (the state directory's). */
+async function configuredProvider(
+  config: Config,
+  env: (name: string) => string | undefined,
+  memory: ProviderMemory | undefined,
+): Promise<Provider> {
   const { providerFromConfig } = await import("../provider/from_config.ts");
-  return await providerFromConfig(config, env);
+  return await providerFromConfig(config, env, memory);
+}
+
+/**
+ * Asks the configured server for its context window, once (Chat Completions servers on this
+ * machine or the local network only: llama.cpp, Ollama, LM Studio, vLLM), remembering what it
+ * said for the next process's `session.started`. Never rejects.
+ */
+function askServerWindow(
+  config: Config,
+  env: (name: string) => string | undefined,
+  memory: ProviderMemory,
+): () => Promise<ServerWindow | undefined> {
+  let asked: Promise<ServerWindow | undefined> | undefined;
+  return () =>
+    asked ??= (async () => {
+      if (config.provider !== "openai-chat" || !isLocalServer(config.base_url)) return undefined;
+      try {
+        const [{ probeServerWindow }, { expandHeaders }] = await Promise.all([
+          import("../provider/window.ts"),
+          import("../provider/from_config.ts"),
+        ]);
+        const key = env(config.api_key_env);
+        const headers = {
+          ...expandHeaders(config.provider_headers, env).headers,
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        };
+        const found = await probeServerWindow({
+          baseUrl: config.base_url,
+          model: config.model,
+          headers,
+        });
+        if (found) {
+          await memory.rememberWindow(config.base_url, config.model, found.tokens, found.source);
+        }
+        return found ?? memory.window(config.base_url, config.model);
+      } catch {
+        return undefined; // a header that cannot be expanded fails the turn itself, clearly
+      }
+    })();
 }
 
 /**
@@ -77,16 +128,18 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   const env = options.env ?? readEnv;
   // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
   // session starts.
+  // Probed now, in the background: session.started reports it.
+  const sandbox = options.sandbox ?? openSandbox(config);
+  sandbox.catch(() => {});
   const mcp = McpHost.create({
     servers: config.mcp_servers,
     env,
     secretEnv: providerSecretEnv(config),
     log,
     ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
+    // "sandbox": true servers run in the same sandbox as bash, with their own network rule.
+    launch: async (server) => (await sandbox).launchServer(server),
   });
-  // Probed now, in the background: session.started reports it.
-  const sandbox = options.sandbox ?? openSandbox(config);
-  sandbox.catch(() => {});
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
   // hundred milliseconds, which must not delay the handshake.
@@ -102,13 +155,17 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
         ]);
       const context = createContextManager(config);
       await context.ready;
+      const memory = new ProviderMemory(providerMemoryPath(env));
+      const serverWindow = askServerWindow(config, env, memory);
+      serverWindow().catch(() => {}); // asked now, in the background: the first turn uses it
       const tools = options.tools ?? new ToolRegistry(builtinTools({
         sandbox: await sandbox,
         passthrough: config.shell_env_passthrough,
       }));
       return {
         config,
-        provider: options.provider ?? await providerFromConfig(config, env),
+        provider: options.provider ?? await configuredProvider(config, env, memory),
+        serverWindow,
         tools,
         ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,

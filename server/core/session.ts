@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Inbox } from "./inbox.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { ApprovalAnswer } from "./approvals.ts";
 import { BUILTIN_RULES } from "./rules/builtin.ts";
@@ -68,8 +69,7 @@ export class Session {
   model: string | undefined;
   /** scv 0.2 `session.configure`: the approval policy of the next turns; undefined: the config's. */
   approvalPolicy: string | undefined;
-  /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
-  recorder: Recorder | undefined;
+  #recorder: Recorder | undefined;
   /** scv 0.3: snapshots of the workspace for `session.rewind`; undefined: checkpoints are off. */
   checkpoints: SessionCheckpoints | undefined;
   history: ChatMessage[] = [];
@@ -77,6 +77,8 @@ export class Session {
   /** Compaction metadata: how many messages compaction and trimming removed so far. */
   compactedMessages = 0;
   turn: ActiveTurn | undefined;
+  /** scv 0.3: the steers waiting for the active turn and the prompts queued behind it. */
+  readonly inbox: Inbox = new Inbox();
   /**
    * The approval rules of the rules files and the built-in ones (`rules/load.ts`), set by the
    * face that opened the session; the built-in rules alone until then.
@@ -96,6 +98,17 @@ export class Session {
     this.cwd = cwd;
     this.id = resumed?.id ?? crypto.randomUUID();
     this.seq = new SeqCounter(resumed?.lastSeq ?? 0);
+  }
+
+  /** Records the session on disk (server/sessions/); undefined: nothing observes it. */
+  get recorder(): Recorder | undefined {
+    return this.#recorder;
+  }
+
+  /** Sets the recorder; it also keeps the inbox's waiting steers and queued prompts (scv 0.3). */
+  set recorder(recorder: Recorder | undefined) {
+    this.#recorder = recorder;
+    this.inbox.observer = recorder;
   }
 
   /** Drops history, compaction metadata and usage totals; `seq` goes on. */

@@ -150,6 +150,8 @@ export class Turn {
     this.fieldBudget = fieldBudget(options.maxFrameBytes);
     this.#sink = options.sink;
     this.#onEnd = options.onEnd;
+    // From now on the session accepts steers for this turn (scv 0.3).
+    this.session.inbox.openTurn(this.id);
   }
 
   /**
@@ -304,9 +306,14 @@ export class Turn {
     if (this.#end) {
       throw new TypeError(`Cannot end turn "${this.id}" twice: it ended with "${this.#end.type}"`);
     }
-    const final: TurnEnd = end.type === "turn.failed"
+    let final: TurnEnd = end.type === "turn.failed"
       ? { ...end, message: truncateText(end.message, this.fieldBudget).text }
       : end;
+    // Steers that never entered go back to the client, so none is lost without a word. A
+    // turn that completes on its own closed its steers when it decided to, so it has none; one
+    // a hook stopped may.
+    const dropped = this.session.inbox.closeTurn(this.id);
+    if (dropped.length > 0) final = { ...final, dropped_steers: dropped };
     this.#end = final;
     try {
       await this.#onEnd?.(final, this);

@@ -5,8 +5,7 @@
  * @module
  */
 
-/** A `${NAME}` reference. */
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+import { expandEnvReferences } from "../env_refs.ts";
 
 /**
  * `text` with every `${NAME}` replaced by the variable's value; a RangeError naming the first
@@ -26,7 +25,7 @@ export function expandReferences(
   env: (name: string) => string | undefined,
   where: string,
 ): string {
-  return text.replace(REFERENCE, (_, name: string) => {
+  return expandEnvReferences(text, (name) => {
     const value = env(name);
     if (value === undefined) {
       throw new RangeError(`\${${name}} in ${where} is not set in scv's environment`);

@@ -8,6 +8,7 @@
 import type { ToolRegistry } from "../tools/registry.ts";
 import { hasEnabledServers, type McpServerConfig } from "../mcp_servers.ts";
 import type { McpManager, McpServerDetail, McpServerStatus } from "./manager.ts";
+import type { SandboxLauncher } from "./server.ts";
 
 export type { McpServerDetail, McpServerStatus };
 
@@ -18,6 +19,8 @@ export interface McpHostOptions {
   secretEnv: readonly string[];
   log: (line: string) => void;
   onStatus?: (status: McpServerStatus) => void;
+  /** Starts `"sandbox": true` servers in the OS sandbox (see server/mcp/server.ts). */
+  launch?: SandboxLauncher;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { McpServerConfig } from "../mcp_servers.ts";
 import { environmentNames } from "./env.ts";
 import { toolName } from "./names.ts";
-import { McpServer, type McpStatus } from "./server.ts";
+import { McpServer, type McpStatus, type SandboxLauncher } from "./server.ts";
 import { mcpTool } from "./tools.ts";
 
 /** One server's line in `session.started.mcp_servers`. */
@@ -41,6 +41,8 @@ export interface McpManagerOptions {
   log: (line: string) => void;
   /** Told whenever a server's status changed (`scv exec` warns about failures). */
   onStatus?: (status: McpServerStatus) => void;
+  /** Starts `"sandbox": true` servers in the OS sandbox. */
+  launch?: SandboxLauncher;
 }
 
 interface Synced {
@@ -111,6 +113,7 @@ export class McpManager {
         envNames,
         secretEnv: this.#o.secretEnv,
         notice: (message) => this.#notice(message),
+        launch: this.#o.launch,
       });
     }
   }

@@ -43,7 +43,23 @@ export interface StartContext {
   secretEnv: readonly string[];
   /** A user-visible notice (a skipped tool, junk on stdout). */
   notice: (message: string) => void;
+  /** The command line of a `"sandbox": true` server in the OS sandbox; absent: none here. */
+  launch?: SandboxLauncher | undefined;
 }
+
+/** A stdio server to start in the OS sandbox. */
+export interface SandboxedServer {
+  name: string;
+  argv: string[];
+  cwd: string;
+  /** Its own network rule: none, the host's, or through scv's proxy to these hosts. */
+  network: boolean | readonly string[];
+}
+
+/** Turns a server's command into the sandbox's command line, or rejects saying why it cannot. */
+export type SandboxLauncher = (
+  server: SandboxedServer,
+) => Promise<{ command: string; args: string[] }>;
 
 /** A tool call that could not be made or did not finish; the message is for the model. */
 export class McpCallError extends Error {
@@ -186,7 +202,7 @@ export class McpServer {
     const deadline = Date.now() + limit;
     let step = "start";
     try {
-      const transport = this.#makeTransport(ctx);
+      const transport = await this.#makeTransport(ctx);
       this.#transport = transport;
       const client = new Client({ name: "scv", version: SCV_VERSION }, { capabilities: {} });
       this.#client = client;
@@ -221,7 +237,7 @@ export class McpServer {
     }
   }
 
-  #makeTransport(ctx: StartContext): StdioTransport | StreamableHTTPClientTransport {
+  async #makeTransport(ctx: StartContext): Promise<StdioTransport | StreamableHTTPClientTransport> {
     const c = this.config;
     this.#overflow = undefined;
     // What `${VAR}` expands to is kept out of every message (a token in a URL's query, say).
@@ -233,12 +249,19 @@ export class McpServer {
     if (isStdio(c)) {
       const expanded = expandMap(c.env, env, "env");
       const childEnv = serverEnv(expanded, ctx.env, ctx.envNames, ctx.secretEnv);
-      return new StdioTransport({
-        command: c.command,
-        args: c.args,
-        env: childEnv,
-        cwd: c.cwd ?? ctx.cwd,
-      });
+      const cwd = c.cwd ?? ctx.cwd;
+      let command = c.command;
+      let args: readonly string[] = c.args;
+      if (c.sandbox) {
+        if (!ctx.launch) throw new Error('"sandbox": true, but this face has no OS sandbox');
+        ({ command, args } = await ctx.launch({
+          name: this.name,
+          argv: [c.command, ...c.args],
+          cwd,
+          network: c.network ?? false,
+        }));
+      }
+      return new StdioTransport({ command, args, env: childEnv, cwd });
     }
     const url = expandReferences(c.url, env, "url");
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {

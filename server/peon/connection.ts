@@ -155,6 +155,8 @@ export class Connection {
   async #cleanup(): Promise<void> {
     this.#stopping = true;
     for (const s of this.#cx.sessions.values()) {
+      // Queued prompts stay recorded, for a resumed session to list, and none starts now.
+      s.inbox.halt();
       s.turn?.controller.abort(new DOMException("connection closed", "AbortError"));
     }
     const graceful = (async () => {
@@ -178,7 +180,10 @@ export class Connection {
       [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
     );
     // Every turn has ended (or was abandoned): release the session files' locks.
-    for (const s of this.#cx.sessions.values()) s.recorder?.close();
+    for (const s of this.#cx.sessions.values()) {
+      s.recorder?.close();
+      s.checkpoints?.close();
+    }
     await this.#input.cancel().catch(() => {});
   }
 

@@ -8,8 +8,10 @@ import type { ClientMessageType } from "../../protocol/constants.ts";
 import type { ClientMessage, ClientMessageOf } from "../../protocol/schema.ts";
 import type { ConnectionContext } from "./context.ts";
 import { approvalResolve } from "./handlers/approval_resolve.ts";
+import { filesList } from "./handlers/files_list.ts";
 import { initialize } from "./handlers/initialize.ts";
 import { mcpStatus } from "./handlers/mcp_status.ts";
+import { modelsList } from "./handlers/models_list.ts";
 import { sessionClear } from "./handlers/session_clear.ts";
 import { sessionCompact } from "./handlers/session_compact.ts";
 import { sessionConfigure } from "./handlers/session_configure.ts";
@@ -20,7 +22,9 @@ import { sessionRewind } from "./handlers/session_rewind.ts";
 import { sessionStart } from "./handlers/session_start.ts";
 import { rulesList } from "./handlers/rules_list.ts";
 import { turnCancel } from "./handlers/turn_cancel.ts";
+import { turnDequeue } from "./handlers/turn_dequeue.ts";
 import { turnStart } from "./handlers/turn_start.ts";
+import { turnSteer } from "./handlers/turn_steer.ts";
 
 /** Handles one parsed request of type `T`. */
 export type Handler<T extends ClientMessageType> = (
@@ -41,8 +45,12 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "session.compact": sessionCompact,
   "session.configure": sessionConfigure,
   "mcp.status": mcpStatus,
+  "models.list": modelsList,
+  "files.list": filesList,
   "session.checkpoints": sessionCheckpoints,
   "session.rewind": sessionRewind,
+  "turn.steer": turnSteer,
+  "turn.dequeue": turnDequeue,
   "rules.list": rulesList,
 };
 

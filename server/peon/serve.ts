@@ -11,9 +11,10 @@ import type { Provider } from "../provider/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { McpServerStatus } from "../mcp/host.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
-import { openSessionStore } from "../sessions/open_store.ts";
+import { openSessionStore } from "../core/open_store.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { checkpointsState } from "../checkpoints/open.ts";
+import { followSessions } from "../checkpoints/follow_sessions.ts";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -81,7 +82,7 @@ export function serve(options: ServeOptions): Promise<number> {
     sandbox: options.sandbox,
   });
   const sessions = options.sessions === undefined
-    ? openSessionStore(config, env, log)
+    ? openSessionStore(config, env, log, followSessions(env, log))
     : options.sessions ?? undefined;
   const connection = new Connection({
     readable: options.readable,

@@ -6,7 +6,9 @@
  * @module
  */
 import type { Config } from "../config.ts";
+import { expandEnvReferences } from "../env_refs.ts";
 import { ProviderConfigError } from "./config_error.ts";
+import type { ProviderMemory } from "./memory.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Provider } from "./types.ts";
 
@@ -38,7 +40,7 @@ export function expandHeaders(
   const out: ExpandedHeaders = { headers: {}, secrets: [], vars: [] };
   for (const [name, template] of Object.entries(headers)) {
     let expanded = false;
-    const value = template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
+    const value = expandEnvReferences(template, (v) => {
       const got = env(v);
       if (got === undefined) {
         throw new ProviderConfigError(
@@ -65,6 +67,7 @@ export function expandHeaders(
 export async function providerFromConfig(
   config: Config,
   env: (name: string) => string | undefined,
+  memory?: ProviderMemory,
 ): Promise<Provider> {
   const expanded = expandHeaders(config.provider_headers, env);
   const options: ProviderOptions = {
@@ -73,6 +76,8 @@ export async function providerFromConfig(
     headers: expanded.headers,
     secrets: expanded.secrets,
     idleTimeoutMs: config.provider_timeout_ms,
+    startupTimeoutMs: config.provider_startup_timeout_ms,
+    ...(memory ? { memory } : {}),
   };
   switch (config.provider) {
     case "anthropic": {

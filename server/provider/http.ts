@@ -5,13 +5,15 @@
  * @module
  */
 import { errorText } from "../error_text.ts";
+import { readBoundedText } from "./bounded_body.ts";
 import { errorTextOf } from "./error_body.ts";
 import { IdleTimer } from "./idle_timer.ts";
 import type { ResponseLimits } from "./limits.ts";
 import type { Redactor } from "./redact.ts";
 import { isRetryableStatus, retryDelayMs, type RetryPolicy } from "./retry.ts";
 import { SseDecoder, type SseEvent } from "./sse.ts";
-import { ProviderError } from "./types.ts";
+import { contextOverflowOf, isModelLoading } from "./overflow.ts";
+import { ContextOverflowError, ProviderError } from "./types.ts";
 
 /** An error body is read up to this many bytes. */
 const MAX_ERROR_BODY = 16 * 1024;
@@ -53,6 +55,15 @@ export class HttpStatusError extends ProviderError {
     this.name = "HttpStatusError";
     this.status = status;
     this.body = body;
+  }
+}
+
+/** The server answered that its model is still loading (llama.cpp's 503 "Loading model"). */
+export class ModelLoadingError extends HttpStatusError {
+  /** Builds the error; `message` must already be safe to show. */
+  constructor(status: number, body: string, message: string) {
+    super(status, body, message);
+    this.name = "ModelLoadingError";
   }
 }
 
@@ -157,6 +168,27 @@ export class ProviderHttp {
       }
       const text = await errorBodyOf(res, idle);
       signal.throwIfAborted();
+      const detail = errorTextOf(text) || res.statusText || "no details";
+      // A model still loading is waited out by the caller (up to provider_startup_timeout_ms),
+      // not by the few quick retries meant for a passing fault.
+      if (isModelLoading(res.status, text)) {
+        throw new ModelLoadingError(
+          res.status,
+          text,
+          redactor.safe(`Provider returned HTTP ${res.status}: ${detail}`, MAX_ERROR_DETAIL_CHARS),
+        );
+      }
+      const overflow = contextOverflowOf(res.status, text);
+      if (overflow) {
+        throw new ContextOverflowError(
+          redactor.safe(
+            `Provider returned HTTP ${res.status}: ${detail}`,
+            MAX_ERROR_DETAIL_CHARS,
+          ),
+          overflow.window,
+          overflow.promptTokens,
+        );
+      }
       // A refusal the caller can act on (a 500 "tools param requires --jinja") is not retried.
       const refusal = this.#o.isRefusal?.(res.status, text) ?? false;
       if (isRetryableStatus(res.status) && attempt < retry.maxAttempts && !refusal) {
@@ -164,7 +196,6 @@ export class ProviderHttp {
         continue;
       }
       const tries = attempt > 1 ? ` after ${attempt} attempts` : "";
-      const detail = errorTextOf(text) || res.statusText || "no details";
       throw new HttpStatusError(
         res.status,
         text,
@@ -242,36 +273,12 @@ async function errorBodyOf(res: Response, idle: IdleTimer): Promise<string> {
 }
 
 /** Up to {@link MAX_ERROR_BODY} bytes of an error answer's body, as text. */
-async function readBounded(res: Response, idle: IdleTimer, waitMs: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  // An error body that never ends must not hold up the retry or the failure: after the wait,
-  // what arrived is what is shown.
-  const timer = setTimeout(() => void reader.cancel().catch(() => {}), waitMs);
-  try {
-    while (total < MAX_ERROR_BODY) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      idle.touch();
-      parts.push(value);
-      total += value.length;
-    }
-  } catch {
-    // Whatever arrived is still worth showing.
-  } finally {
-    clearTimeout(timer);
-    await reader.cancel().catch(() => {});
-  }
-  const buf = new Uint8Array(Math.min(total, MAX_ERROR_BODY));
-  let off = 0;
-  for (const p of parts) {
-    const take = Math.min(p.length, buf.length - off);
-    buf.set(p.subarray(0, take), off);
-    off += take;
-  }
-  return new TextDecoder().decode(buf).trim();
+function readBounded(res: Response, idle: IdleTimer, waitMs: number): Promise<string> {
+  return readBoundedText(res.body, {
+    maxBytes: MAX_ERROR_BODY,
+    waitMs,
+    onChunk: () => idle.touch(),
+  });
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -297,7 +304,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export function callError(e: unknown, signal: AbortSignal, redactor: Redactor): unknown {
   if (signal.aborted) return signal.reason;
-  if (e instanceof HttpStatusError) return e; // built safe
+  if (e instanceof HttpStatusError || e instanceof ContextOverflowError) return e; // built safe
   if (e instanceof ProviderError) {
     // A quote is redacted whole before it is cut; the cut of the unredacted text is dropped.
     const message = e.quote ? e.quote.before + redactor.safe(e.quote.text, e.quote.max) : e.message;

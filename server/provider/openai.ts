@@ -13,13 +13,20 @@ import { chatMessages } from "./chat_request.ts";
 import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { MAX_DETAIL_CHARS } from "./response_end.ts";
 import { errorTextOf } from "./error_body.ts";
-import { callError, HttpStatusError, type ProviderHttp } from "./http.ts";
+import { callError, HttpStatusError, ModelLoadingError, type ProviderHttp, sleep } from "./http.ts";
+import type { ProviderMemory } from "./memory.ts";
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from "./limits.ts";
 import type { ProviderOptions } from "./options.ts";
 import type { Redactor } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { clip } from "../error_text.ts";
-import { type Provider, ProviderError, type ProviderEvent, type ProviderRequest } from "./types.ts";
+import {
+  type Provider,
+  ProviderError,
+  type ProviderEvent,
+  type ProviderRequest,
+  type ProviderUsage,
+} from "./types.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
 
@@ -57,10 +64,16 @@ export class OpenAIProvider implements Provider {
   #noStreamOptions = false;
   /** Models the server refused tools for, with its reason. */
   #noTools = new Map<string, string>();
+  #memory: ProviderMemory | undefined;
+  #baseUrl: string;
+  #startupTimeoutMs: number;
 
   /** Creates a provider for one base URL. */
   constructor(options: OpenAIProviderOptions) {
     this.#limits = options.limits ?? DEFAULT_RESPONSE_LIMITS;
+    this.#memory = options.memory;
+    this.#baseUrl = options.baseUrl;
+    this.#startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
       path: "/chat/completions",
       auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
@@ -80,15 +93,30 @@ export class OpenAIProvider implements Provider {
     const { signal } = request;
     try {
       checkImageLimits(request.messages, OPENAI_IMAGE_LIMITS);
-      let withTools = request.tools.length > 0 && !this.#noTools.has(request.model);
-      let refusedTools = this.#noTools.get(request.model);
+      let refusedTools = this.#refusal(request.model);
+      let withTools = request.tools.length > 0 && refusedTools === undefined;
       let res;
-      for (let round = 0;; round++) {
+      const deadline = Date.now() + this.#startupTimeoutMs;
+      let waited = 0;
+      for (let round = 0;;) {
         try {
           res = await this.#http.open(this.#body(request, withTools), signal);
           break;
         } catch (e) {
-          if (!(e instanceof HttpStatusError) || round >= 2) throw e;
+          if (e instanceof ModelLoadingError && Date.now() < deadline) {
+            // A local server that is still loading its model: wait it out, cancellably.
+            if (waited++ === 0) {
+              yield {
+                type: "notice",
+                message: `The provider is loading the model; waiting up to ` +
+                  `${Math.round(this.#startupTimeoutMs / 1000)} s (provider_startup_timeout_ms)`,
+              };
+            }
+            const delay = Math.min(LOADING_POLL_MAX_MS, 250 * 2 ** Math.min(waited, 4));
+            await sleep(Math.max(0, Math.min(delay, deadline - Date.now())), signal);
+            continue;
+          }
+          if (!(e instanceof HttpStatusError) || round++ >= 2) throw e;
           if (!this.#noStreamOptions && refusesField(e, "stream_options")) {
             this.#noStreamOptions = true;
             continue;
@@ -99,6 +127,7 @@ export class OpenAIProvider implements Provider {
             // Bounded: a client may name any number of models (session.configure).
             if (this.#noTools.size >= MAX_REMEMBERED_MODELS) this.#noTools.clear();
             this.#noTools.set(request.model, refusedTools);
+            await this.#memory?.rememberToolsRefused(this.#baseUrl, request.model, refusedTools);
             continue;
           }
           throw e;
@@ -111,7 +140,12 @@ export class OpenAIProvider implements Provider {
             `answering without them (${refusedTools})`,
         };
       }
+      if (withTools && this.#memory?.hasToolsRefusal(this.#baseUrl, request.model)) {
+        // An older refusal asked again, and the server now takes tools (restarted with --jinja).
+        await this.#memory.forgetToolsRefused(this.#baseUrl, request.model);
+      }
       const acc = new ChatAccumulator(this.#limits);
+      let usage: ProviderUsage | undefined;
       let complete = false;
       for await (const ev of this.#http.events(res, signal)) {
         if (ev.error !== undefined || ev.event === "error") {
@@ -122,7 +156,10 @@ export class OpenAIProvider implements Provider {
           complete = true;
           break;
         }
-        for (const out of acc.push(eventJson(data))) yield out;
+        for (const out of acc.push(eventJson(data))) {
+          if (out.type === "usage") usage = out.usage;
+          yield out;
+        }
       }
       if (!complete && acc.finishReason === undefined) {
         throw new ProviderError(
@@ -132,7 +169,15 @@ export class OpenAIProvider implements Provider {
       }
       const events = acc.finish();
       const cut = CUT_SHORT[acc.finishReason ?? ""];
-      if (cut) {
+      const full = acc.finishReason === "length" && fillsWindow(usage, request.contextWindow);
+      if (full) {
+        yield {
+          type: "notice",
+          message: `The provider stopped the answer because its context window is full ` +
+            `(${(usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0)} of ` +
+            `${request.contextWindow} tokens; finish_reason: length)`,
+        };
+      } else if (cut) {
         yield {
           type: "notice",
           message: `The provider ${cut} (finish_reason: ${acc.finishReason})`,
@@ -142,6 +187,16 @@ export class OpenAIProvider implements Provider {
     } catch (e) {
       throw callError(e, signal, this.#redactor);
     }
+  }
+
+  /** False when the server refused tools for `model`, in this process or within a day. */
+  acceptsTools(model: string): boolean {
+    return this.#refusal(model) === undefined;
+  }
+
+  #refusal(model: string): string | undefined {
+    return this.#noTools.get(model) ??
+      this.#memory?.toolsRefused(this.#baseUrl, model, TOOLS_RECHECK_MS);
   }
 
   #body(request: ProviderRequest, withTools: boolean): string {
@@ -155,6 +210,17 @@ export class OpenAIProvider implements Provider {
   }
 }
 
+/** `provider_startup_timeout_ms`'s default: how long a loading model is waited for. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
+/**
+ * A refusal of tools remembered from another process is trusted this long; an older one (up to
+ * a day) is asked again once per process, so a server restarted with `--jinja` gets its tools
+ * back, and forgotten when the server takes them.
+ */
+export const TOOLS_RECHECK_MS = 60 * 60 * 1000;
+/** The longest pause between two looks at a loading server. */
+const LOADING_POLL_MAX_MS = 2000;
+
 /** Models remembered as refusing tools, at most. */
 const MAX_REMEMBERED_MODELS = 64;
 
@@ -163,6 +229,16 @@ export const CUT_SHORT: Readonly<Record<string, string>> = Object.freeze({
   length: "cut the answer short at its output limit",
   content_filter: "withheld part of the answer (content filter)",
 });
+
+/**
+ * Whether a call's usage reached the context window: a `length` finish then means the context
+ * is full, not that the answer hit an output limit. A few tokens of slack cover the template.
+ */
+function fillsWindow(usage: ProviderUsage | undefined, window: number | undefined): boolean {
+  if (!usage || window === undefined) return false;
+  const used = (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+  return used >= window - Math.max(8, Math.ceil(window * 0.01));
+}
 
 /** An SSE `error:` field or `event: error` (older llama.cpp): the provider's own message. */
 function sseError(data: string): ProviderError {

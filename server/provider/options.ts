@@ -4,6 +4,7 @@
  * @module
  */
 import type { ResponseLimits } from "./limits.ts";
+import type { ProviderMemory } from "./memory.ts";
 import type { RetryPolicy } from "./retry.ts";
 
 /** Settings of a provider. */
@@ -24,4 +25,8 @@ export interface ProviderOptions {
   limits?: ResponseLimits;
   /** The HTTP client; `fetch` by default. */
   fetch?: typeof fetch;
+  /** What outlives the process (tools refused per model); nothing beyond it by default. */
+  memory?: ProviderMemory | undefined;
+  /** How long a model that is still loading is waited for (`provider_startup_timeout_ms`). */
+  startupTimeoutMs?: number;
 }

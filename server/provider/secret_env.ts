@@ -5,6 +5,7 @@
  * @module
  */
 import type { Config } from "../config.ts";
+import { envReferenceNames } from "../env_refs.ts";
 
 /**
  * The variables whose values must not reach tools: `api_key_env` and each `${VAR}` of
@@ -22,7 +23,7 @@ import type { Config } from "../config.ts";
 export function providerSecretEnv(config: Config): string[] {
   const names = new Set([config.api_key_env]);
   for (const v of Object.values(config.provider_headers)) {
-    for (const m of v.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(m[1]!);
+    for (const name of envReferenceNames(v)) names.add(name);
   }
   return [...names];
 }

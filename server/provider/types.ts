@@ -102,6 +102,8 @@ export interface ProviderRequest {
   messages: ChatMessage[];
   /** The tools the model may call. */
   tools: ToolSpec[];
+  /** The context window in force, in tokens: a `length` finish that fills it says so. */
+  contextWindow?: number;
   /** Cancels the call: the stream then throws the signal's reason. */
   signal: AbortSignal;
 }
@@ -124,7 +126,11 @@ export type ProviderEvent =
   | { type: "done"; message: AssistantMessage; finishReason?: string };
 
 /** Why a provider call failed, mapped onto `turn.failed` codes. */
-export type ProviderFailureCode = "provider_error" | "response_limit" | "tool_limit";
+export type ProviderFailureCode =
+  | "provider_error"
+  | "response_limit"
+  | "tool_limit"
+  | "context_limit";
 
 /** A provider call that failed; `message` is safe to show (never contains the API key). */
 export class ProviderError extends Error {
@@ -141,6 +147,25 @@ export class ProviderError extends Error {
     this.name = "ProviderError";
     this.code = code;
     if (typeof message !== "string") this.quote = message;
+  }
+}
+
+/**
+ * The provider answered that the prompt does not fit its context window. The turn compacts to
+ * the window it names (or its own estimate) and retries once; uncaught, it fails the turn with
+ * `context_limit`.
+ */
+export class ContextOverflowError extends ProviderError {
+  /** The server's window in tokens, when the answer named it. */
+  readonly window: number | undefined;
+  /** The prompt's size as the server counted it, when the answer named it. */
+  readonly promptTokens: number | undefined;
+  /** Builds the error; `message` must already be safe to show. */
+  constructor(message: string, window?: number, promptTokens?: number) {
+    super("context_limit", message);
+    this.name = "ContextOverflowError";
+    this.window = window;
+    this.promptTokens = promptTokens;
   }
 }
 
@@ -167,4 +192,9 @@ export interface Provider {
    * never yields after throwing. Breaking out of the loop releases the HTTP response.
    */
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
+  /**
+   * False when the server refused tools for `model` (remembered, see `memory.ts`): the turn then
+   * offers none and its system prompt drops the tool instructions. Absent: tools are taken.
+   */
+  acceptsTools?(model: string): boolean;
 }

@@ -64,6 +64,16 @@ export interface Sandbox {
   proxyProblem(): Promise<string | undefined>;
   /** Closes the proxy, if one was started. */
   close(): Promise<void>;
+  /**
+   * The command line of an MCP stdio server in a `workspace-write` sandbox of `cwd` with its own
+   * network rule; rejects saying why where the sandbox cannot start.
+   */
+  launchServer(server: {
+    name: string;
+    argv: readonly string[];
+    cwd: string;
+    network: boolean | readonly string[];
+  }): Promise<{ command: string; args: string[] }>;
 }
 
 /** The settings of `config`, with `~` and scv's own directories resolved from `env`. */
@@ -149,19 +159,24 @@ export async function openSandbox(
   const lookup = sandboxLookup(backend);
   const canRunDirect = () =>
     Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
-  let proxy: Promise<{ proxy: SandboxProxy; socat: string } | string> | undefined;
-  let started: SandboxProxy | undefined;
-  const startProxy = (hosts: readonly string[]) =>
-    proxy ??= (async () => {
+  // One proxy for bash's hosts ("bash") and one per sandboxed MCP server with a host list.
+  const proxies = new Map<string, Promise<{ proxy: SandboxProxy; socat: string } | string>>();
+  const started: SandboxProxy[] = [];
+  let bashProxy: SandboxProxy | undefined;
+  const startProxy = (label: string, hosts: readonly string[]) => {
+    let found = proxies.get(label);
+    if (found) return found;
+    found = (async () => {
       const found = await lookup(["/usr/bin/socat", "/bin/socat"]);
       const socat = found.find((f) => !f.directory)?.path;
       if (!socat) return "socat is not installed (Debian/Ubuntu: apt install socat)";
       const state = settings.scvDirs[1];
       if (!state) return "scv has no state directory for its proxy socket";
       const unscoped = Deno.permissions.querySync({ name: "net" }).state === "granted";
+      const suffix = label === "bash" ? "" : `-${label}`;
       const path = unscoped
-        ? `${state}/sandbox-proxy-${Deno.pid}.sock`
-        : `${state}/sandbox-proxy.sock`;
+        ? `${state}/sandbox-proxy-${Deno.pid}${suffix}.sock`
+        : `${state}/sandbox-proxy${suffix}.sock`;
       if (
         !unscoped &&
         Deno.permissions.querySync({ name: "net", host: `unix:${path}` }).state !== "granted"
@@ -170,12 +185,17 @@ export async function openSandbox(
       }
       try {
         await Deno.mkdir(state, { recursive: true, mode: 0o700 });
-        started = await SandboxProxy.start({ path, hosts });
-        return { proxy: started, socat };
+        const p = await SandboxProxy.start({ path, hosts });
+        started.push(p);
+        if (label === "bash") bashProxy = p;
+        return { proxy: p, socat };
       } catch (e) {
         return `scv cannot start its proxy: ${e instanceof Error ? e.message : String(e)}`;
       }
     })();
+    proxies.set(label, found);
+    return found;
+  };
   const useCgroups = options.cgroups ?? true;
   let calls = 0;
   let cgroupWorks: Promise<boolean> | undefined;
@@ -233,14 +253,40 @@ export async function openSandbox(
       if (eff.notes.length > 0) report.reason = eff.notes.join("; ");
       return report;
     },
-    refusedSince: (at) => started?.refusedSince(at) ?? [],
+    refusedSince: (at) => bashProxy?.refusedSince(at) ?? [],
     async proxyProblem() {
+      const proxy = proxies.get("bash");
       if (!settings.hosts || !proxy) return undefined;
       const p = await proxy;
       return typeof p === "string" ? p : undefined;
     },
     async close() {
-      await started?.close();
+      await Promise.all(started.map((p) => p.close()));
+    },
+    async launchServer(server) {
+      if (!active) {
+        throw new Error(
+          `"sandbox": true, but the OS sandbox cannot start here: ${probe?.reason ?? "off"}`,
+        );
+      }
+      const hosts = Array.isArray(server.network) ? server.network : undefined;
+      const own: SandboxSettings = {
+        ...settings,
+        mode: "workspace-write",
+        network: server.network === true,
+      };
+      delete own.hosts;
+      if (hosts && hosts.length > 0) own.hosts = hosts;
+      const cwd = await Deno.realPath(server.cwd);
+      const spec = await buildSpec(own, cwd, perms, lookup);
+      if (own.hosts && !spec.network) {
+        const p = await startProxy(`mcp-${server.name}`, own.hosts);
+        if (typeof p === "string") throw new Error(p);
+        spec.proxy = { socket: p.proxy.path, socat: p.socat };
+      }
+      const path = settings.limits ? await findPrlimit() : undefined;
+      if (settings.limits && path) spec.limits = { prlimit: path, values: settings.limits };
+      return backend.command(spec, server.argv);
     },
     async limitsReport() {
       const l = settings.limits;
@@ -262,7 +308,7 @@ export async function openSandbox(
         const path = limits ? await findPrlimit() : undefined;
         if (limits && path) spec.limits = { prlimit: path, values: limits };
         if (settings.hosts && !spec.network) {
-          const p = await startProxy(settings.hosts);
+          const p = await startProxy("bash", settings.hosts);
           if (typeof p !== "string") spec.proxy = { socket: p.proxy.path, socat: p.socat };
         }
         const inner = backend.command(spec, argv);

@@ -4,25 +4,10 @@
  *
  * @module
  */
+import { stateDir } from "../state_dir.ts";
 
-/**
- * scv's state directory for an environment: `$XDG_STATE_HOME/scv` (absolute only), else
- * `~/.local/state/scv`; undefined when neither names a directory. Sessions and checkpoints live
- * under it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { stateDir } from "./paths.ts";
- * assert.equal(stateDir((n) => ({ HOME: "/h" } as Record<string, string>)[n]), "/h/.local/state/scv");
- * ```
- */
-export function stateDir(env: (name: string) => string | undefined): string | undefined {
-  const xdg = env("XDG_STATE_HOME");
-  if (xdg?.startsWith("/")) return `${xdg.replace(/\/+$/, "")}/scv`;
-  const home = env("HOME");
-  return home?.startsWith("/") ? `${home.replace(/\/+$/, "")}/.local/state/scv` : undefined;
-}
+/** scv's state directory; its one definition is in `server/state_dir.ts`. */
+export { stateDir };
 
 /**
  * The sessions directory for an environment, or undefined when neither an absolute

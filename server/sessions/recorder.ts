@@ -10,7 +10,7 @@
 import { errorText } from "../error_text.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import type { SessionFile } from "./session_file.ts";
-import type { RecordedUsage, SessionRecord, ToolMeta, TurnEnd } from "./records.ts";
+import type { RecordedUsage, SessionRecord, ToolMeta, TurnEnd, WaitingRecord } from "./records.ts";
 import { FORMAT_VERSION, recordedUsage, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
@@ -42,6 +42,8 @@ export interface RecorderOptions {
     turns: number;
     title: string;
     toolMeta: Map<string, ToolMeta>;
+    /** What its record says still waits (scv 0.3): kept through a rewrite until settled. */
+    waiting?: WaitingRecord[];
   };
   /** The approval summary of a call, from the tool registry; undefined when unknown. */
   summarize?: (name: string, rawArguments: string) => string | undefined;
@@ -93,6 +95,8 @@ export class Recorder {
   /** The history array last seen, and a copy of what was recorded of it. */
   #base: readonly ChatMessage[] | undefined;
   #mirror: ChatMessage[] = [];
+  /** Steers and queued prompts recorded as waiting and not settled yet, by request id. */
+  #waiting = new Map<string, WaitingRecord>();
   /** From `tool.completed` and `approval.requested`, until the tool message is recorded. */
   #pending = new Map<string, { name?: string; success?: boolean; summary?: string }>();
 
@@ -105,6 +109,7 @@ export class Recorder {
     this.#turns = options.resumed?.turns ?? 0;
     this.#title = options.resumed?.title ?? "";
     this.toolMeta = options.resumed?.toolMeta ?? new Map();
+    for (const w of options.resumed?.waiting ?? []) this.#waiting.set(w.request_id, w);
     if (options.resumed) {
       this.#base = view.history;
       this.#mirror = [...view.history];
@@ -382,8 +387,38 @@ export class Recorder {
         title: this.#title,
         turns: this.#turns - (mark.t === "mark" && mark.end ? 1 : 0),
       },
+      // What still waits stays recorded through the rewrite.
+      ...[...this.#waiting.values()].map((w) => ({ t: "wait" as const, ...w })),
       mark,
     ];
+  }
+
+  /**
+   * Records a steer or queued prompt as waiting (scv 0.3, the session inbox's observer) and
+   * flushes it: once this resolves, a crash no longer loses it.
+   */
+  async waiting(entry: { requestId: string; prompt: string; kind: "steer" | "queue" }) {
+    await this.#o.store?.ready.catch(() => {});
+    const record: WaitingRecord = {
+      request_id: entry.requestId,
+      prompt: entry.prompt,
+      kind: entry.kind,
+    };
+    this.#waiting.set(record.request_id, record);
+    this.#write([{ t: "wait", ...record }]);
+    const file = this.#file;
+    if (!file) return;
+    try {
+      await syncBounded(file, this.#o.log);
+    } catch (e) {
+      this.#fail(e);
+    }
+  }
+
+  /** Records that entries no longer wait (entered, started, taken back or handed back). */
+  settled(requestIds: readonly string[]): void {
+    const known = requestIds.filter((id) => this.#waiting.delete(id));
+    if (known.length > 0) this.#write([{ t: "settle", ids: known }]);
   }
 
   /** Closes the file (and its lock); later changes are not recorded. */

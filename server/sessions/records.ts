@@ -82,8 +82,26 @@ export interface HeaderRecord {
   created_at: string;
 }
 
+/**
+ * A steer or queued prompt that waits (scv 0.3): recorded by a `wait` record when it is
+ * accepted, until a `settle` record names its request id.
+ */
+export interface WaitingRecord {
+  request_id: string;
+  prompt: string;
+  kind: "steer" | "queue";
+}
+
+/**
+ * The most waiting entries a replay keeps (the oldest go first): a live session has at most 8
+ * steers and 16 queued prompts, so only a foreign file could hold more.
+ */
+export const MAX_REPLAYED_WAITING = 64;
+
 /** Any record of a session file. */
 export type SessionRecord =
+  | ({ t: "wait" } & WaitingRecord)
+  | { t: "settle"; ids: string[] }
   | HeaderRecord
   | { t: "msg"; m: ChatMessage; tool?: ToolMeta; seq?: number }
   | { t: "rewrite"; drop: number; prepend: ChatMessage[] }
@@ -125,6 +143,8 @@ export interface ReplayedSession {
   title: string;
   /** The last mark's time, else the creation time. */
   updatedAt: string;
+  /** What was waiting (steers, queued prompts) when the record ends, oldest first (scv 0.3). */
+  waiting: WaitingRecord[];
   /** Lines that were not records (torn by a crash, or foreign); they were skipped. */
   badLines: number;
   /** Whether the last line had no newline: a write cut short. */
@@ -256,6 +276,7 @@ export function replay(text: string): ReplayedSession {
     turns: 0,
     title: "",
     updatedAt: header.created_at,
+    waiting: [],
     badLines: tornTail ? 1 : 0,
     tornTail,
   };
@@ -321,6 +342,22 @@ function apply(s: ReplayedSession, line: string): boolean {
         s.history.push(e.m);
         if (e.m.role === "tool" && e.tool) s.toolMeta.set(e.m.tool_call_id, e.tool);
       }
+      return true;
+    }
+    case "wait": {
+      if (
+        typeof r.request_id !== "string" || typeof r.prompt !== "string" ||
+        (r.kind !== "steer" && r.kind !== "queue")
+      ) return false;
+      const entry = { request_id: r.request_id, prompt: r.prompt, kind: r.kind } as const;
+      s.waiting = [...s.waiting.filter((w) => w.request_id !== entry.request_id), entry];
+      if (s.waiting.length > MAX_REPLAYED_WAITING) s.waiting.shift();
+      return true;
+    }
+    case "settle": {
+      if (!Array.isArray(r.ids) || !r.ids.every((i) => typeof i === "string")) return false;
+      const ids = new Set(r.ids as string[]);
+      s.waiting = s.waiting.filter((w) => !ids.has(w.request_id));
       return true;
     }
     case "clear":

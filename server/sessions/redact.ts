@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { envReferenceNames, expandEnvReferences } from "../env_refs.ts";
 
 /** What a secret is replaced with on disk. */
 export const REDACTED = "[redacted]";
@@ -111,9 +112,6 @@ export class Redactor {
  */
 export const MIN_RECORDED_SECRET_CHARS = 8;
 
-/** A `${VAR}` reference in a `provider_headers` value. */
-const TEMPLATE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
-
 /**
  * The secrets of a configuration: the value of the API key variable and every
  * `provider_headers` value that takes `${VAR}` from the environment, both as written and
@@ -139,9 +137,9 @@ export function configSecrets(
   const key = env(config.api_key_env);
   if (key) out.push(key);
   for (const value of Object.values(config.provider_headers ?? {})) {
-    if (typeof value !== "string" || !TEMPLATE.test(value)) continue;
+    if (typeof value !== "string" || envReferenceNames(value).length === 0) continue;
     out.push(value);
-    const expanded = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const expanded = expandEnvReferences(value, (name) => {
       const v = env(name) ?? "";
       if (v) out.push(v);
       return v;

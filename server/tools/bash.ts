@@ -388,7 +388,13 @@ export function createBashTool(options: BashOptions = {}) {
         (options.sandbox?.settings.mode === "read-only"
           ? " is visible (read-only)"
           : " and /tmp are writable") +
-        (options.sandbox?.settings.network ? "" : ", there is no network") + "."
+        (options.sandbox?.settings.network
+          ? ""
+          : options.sandbox?.settings.hosts
+          ? ", the network reaches only the configured hosts through the proxy in HTTP_PROXY " +
+            "(others are refused)"
+          : ", there is no network") +
+        "."
       : DESCRIPTION,
     schema,
     risk: () => "process",

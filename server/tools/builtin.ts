@@ -10,6 +10,10 @@ import { writeFileTool } from "./write_file.ts";
 import { editFileTool } from "./edit_file.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+// The tools' JSON Schemas as z.toJSONSchema derives them, computed ahead: deriving them at the
+// first request cost that request ~10-20 ms (tests/server/tools/builtin_parameters_test.ts
+// holds this file to the schemas and rewrites it with UPDATE=1).
+import PARAMETERS from "./builtin_parameters.json" with { type: "json" };
 
 /**
  * The built-in tools, in the order they are offered to the model; `bash` runs under `bash`
@@ -24,5 +28,17 @@ import { grepTool } from "./grep.ts";
  * ```
  */
 export function builtinTools(bash: BashOptions = {}): AnyTool[] {
-  return [createBashTool(bash), readFileTool, writeFileTool, editFileTool, globTool, grepTool];
+  const tools: AnyTool[] = [
+    createBashTool(bash),
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    globTool,
+    grepTool,
+  ];
+  const table = PARAMETERS as Record<string, Record<string, unknown>>;
+  return tools.map((tool) => {
+    const parameters = table[tool.name];
+    return parameters ? { ...tool, parameters } : tool;
+  });
 }

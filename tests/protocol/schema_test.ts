@@ -47,7 +47,7 @@ function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerE
 }
 
 Deno.test("every client example frame of the documentation parses and round-trips", () => {
-  assert.equal(specClientExamples.length, 6);
+  assert.equal(specClientExamples.length, 8);
   for (const example of clientExamples) {
     const r = ClientMessage.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -56,7 +56,7 @@ Deno.test("every client example frame of the documentation parses and round-trip
 });
 
 Deno.test("every server example frame of the documentation parses and round-trips", () => {
-  assert.equal(specServerExamples.length, 17);
+  assert.equal(specServerExamples.length, 20);
   for (const example of serverExamples) {
     const r = ServerEvent.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -108,13 +108,25 @@ Deno.test("unknown fields are ignored when parsing a server event", () => {
 // scv 0.2 and 0.3 add only optional fields to v1 messages, and their new messages have optional
 // parts.
 const OPTIONAL: Record<string, string[]> = {
+  "files.list": ["limit"],
+  "models.list": ["error"],
   "approval.requested": ["rule", "sandboxed"],
-  "turn.start": ["attachments"],
+  "turn.start": ["attachments", "queue"],
   "initialize": ["client", "capabilities"],
-  "turn.completed": ["usage"],
+  "turn.completed": ["usage", "cost_usd", "session_cost_usd"],
   "error": ["request_id"],
   "session.start": ["resume"],
-  "session.started": ["resumed", "last_seq", "notice", "mcp_servers", "sandbox", "checkpoints"],
+  "session.started": [
+    "resumed",
+    "last_seq",
+    "notice",
+    "mcp_servers",
+    "sandbox",
+    "checkpoints",
+    "hooks",
+    "session_cost_usd",
+    "queued",
+  ],
   "context.compacted": ["turn_id"],
   "session.list": ["cwd", "limit", "truncated"],
   "session.compact": ["instructions"],
@@ -124,6 +136,9 @@ const OPTIONAL: Record<string, string[]> = {
   "session.rewind": ["dry_run"],
   "session.rewound": ["dry_run", "truncated", "restored_count", "removed_count"],
   "session.checkpoints": ["truncated"],
+  // scv 0.3 (docs/steering.md)
+  "turn.cancelled": ["dropped_steers"],
+  "turn.failed": ["dropped_steers"],
 };
 
 Deno.test("a client message missing a required field fails to parse", () => {

@@ -53,6 +53,7 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     max_image_bytes: 5242880,
     tool_timeout_ms: 120000,
     provider_timeout_ms: 120000,
+    provider_startup_timeout_ms: 120000,
     max_transcript_bytes: 8388608,
     max_transcript_items: 10000,
     max_prompt_history_bytes: 1048576,
@@ -210,7 +211,8 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 18);
+  assert.equal(keys.length, 19);
+  assert.ok(keys.includes("provider_startup_timeout_ms"));
   const bad: Array<[unknown, string]> = [
     [0, "0"],
     [-5, "-5"],

@@ -127,3 +127,65 @@ Deno.test(
     });
   },
 );
+
+/** Pids of processes whose command line holds `needle` (ps: Deno may not read /proc). */
+function pidsOf(needle: string, and = "main.ts"): number[] {
+  const out = new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((l) => l.includes(needle) && l.includes(and))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((pid) => pid > 0 && pid !== Deno.pid);
+}
+
+Deno.test(
+  "e2e: kill -9 during a turn, then scv -c and /undo puts the files back",
+  opts,
+  async () => {
+    // Bounded, and named by a token, so the test can wait until this orphan is gone.
+    const token = `scv-orphan-${crypto.randomUUID()}`;
+    const wait = `echo made > made.txt; rm old.txt; ` +
+      `for i in $(seq 600); do [ -e stop ] && break; sleep 0.1; done # ${token}`;
+    await withTui({
+      script: [toolCalls([{ id: "b", name: "bash", arguments: { command: wait } }])],
+      config: CONFIG,
+      files: FILES,
+    }, async (s) => {
+      try {
+        s.type("make and wait");
+        s.keys("Enter");
+        await s.waitFor("make and wait");
+        // The command ran its first steps once made.txt exists and old.txt does not.
+        for (let i = 0; i < 600; i++) {
+          if (await exists(`${s.workspace}/made.txt`) && !await exists(`${s.workspace}/old.txt`)) {
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const pids = pidsOf(s.workspace);
+        assert(pids.length > 0, "the TUI's process");
+        for (const pid of pids) Deno.kill(pid, "SIGKILL");
+        await s.waitFor("tui-exit-status=137");
+      } finally {
+        // The orphaned command ends by itself once it sees this.
+        await Deno.writeTextFile(`${s.workspace}/stop`, "");
+        for (let i = 0; i < 200 && pidsOf(token, "").length > 0; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      assertEquals(pidsOf(token, ""), []);
+      await Deno.remove(`${s.workspace}/stop`);
+      await s.relaunch(["-c"]);
+      await s.waitFor("Resumed session");
+      s.type("/undo");
+      s.keys("Enter");
+      const question = await s.waitFor("put them back as they were?");
+      assert(question.includes("restored old.txt") && question.includes("removed  made.txt"));
+      s.type("y");
+      await s.waitFor('Undid "make and wait"');
+      assertEquals(await Deno.readTextFile(`${s.workspace}/old.txt`), "old\n");
+      assert(!await exists(`${s.workspace}/made.txt`));
+      // The resumed session ran no turn: the one bash command was the killed turn's.
+      assertEquals(s.mock.requests.length, 1);
+    });
+  },
+);

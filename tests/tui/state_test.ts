@@ -285,17 +285,20 @@ Deno.test("/help, /status and an unknown command write notices; /quit exits", ()
   }]);
 });
 
-Deno.test("typing continues during a turn and enter queues the prompt until the turn completes", () => {
+// scv 0.3: Enter while a turn runs steers it (tests/tui/state/waiting_test.ts), and Tab queues
+// the prompt on the server, which starts it when the turn completes.
+Deno.test("typing continues during a turn and tab queues the prompt until the turn completes", () => {
   const s = readyState();
   const t = new TurnScript(submit(s, "first"));
   applyAll(s, [t.started(), t.delta("working")]);
   typeText(s, "second");
   assertEquals(s.composer.text, "second");
-  assertEquals(sent(applyKey(s, k("enter"))), []);
-  assertEquals(s.queued, ["second"]);
-  const fx = applyAll(s, [t.completedText("working"), t.completed()]);
-  const msg = sent(fx)[0]!;
-  assertEquals(msg.type === "turn.start" && msg.prompt, "second");
+  const [queued] = sent(applyKey(s, k("tab")));
+  assert(queued?.type === "turn.start" && queued.queue === true && queued.prompt === "second");
+  assertEquals(s.queued.map((q) => q.text), ["second"]);
+  applyAll(s, [t.completedText("working"), t.completed()]);
+  // The server starts it; the client follows it as its running turn.
+  assertEquals(s.turn?.requestId, queued.request_id);
   assertEquals(s.queued, []);
 });
 

@@ -180,7 +180,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     help: "list models, or set one",
     run: (state, args) => {
       if (args !== "") return configureModel(state, args);
-      // The list may take a few seconds to come (MODELS_TIMEOUT_MS at most).
+      // The server asks its provider (models.list); that may take a few seconds (5 s at most).
       state.hint = LISTING_MODELS;
       return [{ kind: "list-models" }];
     },

@@ -22,7 +22,16 @@ import { notifyEffects } from "./notify.ts";
 import { mcpLine, toolSummary } from "./format.ts";
 import { rememberedText, rulesListText } from "./rules_text.ts";
 import { appendReasoning, endReasoning } from "./reasoning.ts";
-import { cancelEffect, endTurn, refuseStart, restoreQueued, startTurn } from "./turn.ts";
+import { cancelEffect, endTurn, refuseStart } from "./turn.ts";
+import {
+  applyDequeued,
+  applySteered,
+  followQueued,
+  markAccepted,
+  offerRecovered,
+  returnSteers,
+  waitingRefused,
+} from "./waiting.ts";
 import { applyCheckpoints, applyRewound, rewindRefused } from "./rewind.ts";
 
 /** The reason the server gives when the config turned checkpoints off. */
@@ -100,10 +109,15 @@ function applyError(state: ClientState, event: ServerEventOf<"error">): Effect[]
   // answer to the request still waiting for one.
   const answers = (id: string) => event.request_id === id || event.request_id === undefined;
   notice(state, "error", `Error (${event.code}): ${event.message}`);
+  // A steer or queued prompt the server did not take (scv 0.3).
+  const refused = waitingRefused(state, answers);
+  if (refused) return refused;
   const turn = state.turn;
   if (turn && !turn.turnId && answers(turn.requestId)) {
-    // turn.start was refused: the turn never began.
+    // turn.start was refused: the turn never began. A prompt queued behind it starts on the
+    // idle session at once, so the client follows it.
     refuseStart(state, turn);
+    followQueued(state);
   }
   if (state.clearing !== undefined && answers(state.clearing)) {
     state.clearing = undefined;
@@ -181,6 +195,8 @@ export const EVENT_HANDLERS: EventTable = {
       });
       const effects = sessionSwitched(state, event, previous);
       if (event.notice !== undefined) notice(state, "warn", event.notice);
+      // What waited when scv stopped (a resume after a crash) is offered, not sent.
+      offerRecovered(state, event.queued);
       if (event.mcp_servers && event.mcp_servers.length > 0) {
         notice(state, "info", mcpLine(event.mcp_servers));
       }
@@ -236,6 +252,37 @@ export const EVENT_HANDLERS: EventTable = {
       if (state.session) state.session.costUsd = undefined;
       notice(state, "info", "Session cleared: the conversation starts afresh");
       return [{ kind: "clear-screen" }];
+    },
+  },
+  "turn.steer.accepted": {
+    scope: "session",
+    apply(state, event) {
+      markAccepted(state, event.request_id);
+      return NONE;
+    },
+  },
+  "turn.queued": {
+    scope: "session",
+    apply(state, event) {
+      markAccepted(state, event.request_id);
+      return NONE;
+    },
+  },
+  "turn.dequeued": {
+    scope: "session",
+    apply(state, event) {
+      applyDequeued(state, event);
+      return NONE;
+    },
+  },
+  "user.steered": {
+    scope: "turn",
+    apply(state, event, turn) {
+      endReasoning(state);
+      endStreaming(state);
+      applySteered(state, event);
+      phase(turn, "thinking");
+      return NONE;
     },
   },
   "session.trimmed": {
@@ -397,8 +444,10 @@ export const EVENT_HANDLERS: EventTable = {
       // A compaction in this turn measured the context exactly; keep its figure.
       if (estimate !== undefined && !turn.compacted) state.contextTokens = estimate;
       endTurn(state);
-      const next = state.queued.shift();
-      if (next !== undefined) return startTurn(state, next);
+      // Only a turn a hook stopped can end with steers that never entered.
+      if (event.dropped_steers) returnSteers(state, event.dropped_steers);
+      followQueued(state);
+      if (state.turn) return NONE;
       return notifyEffects(state, "scv: the turn is done");
     },
   },
@@ -408,7 +457,8 @@ export const EVENT_HANDLERS: EventTable = {
       noteCost(state, event);
       endTurn(state, "(the turn was cancelled before this call completed)", "cancelled");
       notice(state, "warn", "Turn cancelled");
-      restoreQueued(state);
+      returnSteers(state, event.dropped_steers);
+      followQueued(state);
       return NONE;
     },
   },
@@ -418,7 +468,8 @@ export const EVENT_HANDLERS: EventTable = {
       noteCost(state, event);
       endTurn(state, undefined, "interrupted");
       notice(state, "error", `Turn failed (${event.code}): ${event.message}`);
-      restoreQueued(state);
+      returnSteers(state, event.dropped_steers);
+      followQueued(state);
       return notifyEffects(state, `scv: the turn failed (${event.code})`);
     },
   },

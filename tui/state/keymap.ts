@@ -21,6 +21,15 @@ import { submit } from "./submit.ts";
 import { notice } from "./transcript.ts";
 import { cancelTurn } from "./turn.ts";
 import { closeRewind, enterRewind, moveRewind, openRewind, rewindText } from "./rewind.ts";
+import { takeBackLast } from "./waiting.ts";
+
+/** Whether Tab would complete something here: a command being typed, or an @path mention. */
+function completing(state: ClientState): boolean {
+  const text = state.composer.text;
+  if (text.trimStart().startsWith("/")) return true;
+  const before = text.slice(0, state.composer.cursor);
+  return /(?:^|\s)@\S*$/.test(before);
+}
 
 /** A key that is not text (Enter, arrows, Ctrl+letter…). */
 type NamedKey = Extract<KeyEvent, { type: "key" }>;
@@ -98,7 +107,16 @@ export const ACTIONS = {
   "composer.newline": edit((b) => ed.insert(b, "\n")),
   /** Tab: completes an `@path` mention at the cursor, or indents. */
   // Tab completes a command name being typed, else an @path mention.
-  "composer.complete": (state) => completeCommand(state) ? [] : completeMention(state),
+  // While a turn runs, Tab on a prompt queues it (or steers: see `steer_key`), unless it is
+  // completing a command or an @path mention.
+  "composer.complete": (state) => {
+    if (state.turn && state.composer.text.trim() !== "" && !completing(state)) {
+      return submit(state, "tab");
+    }
+    return completeCommand(state) ? [] : completeMention(state);
+  },
+  /** Alt+Up: takes the last prompt queued behind the running turn back for editing. */
+  "waiting.take-back": (state) => takeBackLast(state),
   "cursor.left": edit(ed.left),
   "cursor.right": edit(ed.right),
   "cursor.word-left": edit(ed.wordLeft),
@@ -221,6 +239,13 @@ export const ACTIONS = {
     state.composer = ed.deleteForward(state.composer);
     return [];
   },
+  /** Tab in the approval box: the next choice, unless there is a prompt to queue (scv 0.3). */
+  "approval.next-or-queue": (state) => {
+    if (state.composer.text.trim() !== "" && !completing(state)) return undefined;
+    const a = state.approval!;
+    a.choice = CHOICES[(CHOICES.indexOf(a.choice) + 1) % CHOICES.length]!;
+    return [];
+  },
   "approval.next": (state) => {
     const a = state.approval!;
     a.choice = CHOICES[(CHOICES.indexOf(a.choice) + 1) % CHOICES.length]!;
@@ -264,6 +289,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+enter": "composer.newline",
   "ctrl+j": "composer.newline",
   "tab": "composer.complete",
+  "alt+up": "waiting.take-back",
   "left": "cursor.left",
   "ctrl+b": "cursor.left",
   "right": "cursor.right",
@@ -306,7 +332,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
 export const APPROVAL_KEYMAP: Readonly<Record<string, ActionName>> = {
   "left": "approval.previous",
   "right": "approval.next",
-  "tab": "approval.next",
+  "tab": "approval.next-or-queue",
   "enter": "approval.answer",
   "y": "approval.approve",
   "n": "approval.deny",

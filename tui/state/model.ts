@@ -297,8 +297,18 @@ export interface ClientState {
    * visual row; undefined until the shell knows the terminal's size (rows are then lines).
    */
   composerWidth: number | undefined;
-  /** Prompts entered while a turn ran, sent when it completes. */
-  queued: string[];
+  /**
+   * What the user sent while a turn ran and the server holds (scv 0.3): steers that have not
+   * entered yet and prompts queued behind the turn, oldest first (see `waiting.ts`).
+   */
+  queued: WaitingPrompt[];
+  /** The key that steers a running turn (the `steer_key` setting); the other queues. */
+  steerKey: "enter" | "tab";
+  /**
+   * What a resume after a crash says it put in the composer (`waiting.ts`), shown after the
+   * "Resumed session" line so that it reads last.
+   */
+  recoveredNotice: string | undefined;
   /** The request id of a `session.clear` awaiting `session.cleared`. */
   clearing: string | undefined;
   /** Context use estimate in tokens; undefined before the first turn. */
@@ -364,6 +374,17 @@ export interface ClientState {
   notify: boolean;
 }
 
+/** A steer or queued prompt sent while a turn ran, until it enters or starts. */
+export interface WaitingPrompt {
+  /** The `request_id` of its `turn.steer` or queued `turn.start`. */
+  requestId: string;
+  /** The text as typed (mentions not expanded), given back when it is taken back. */
+  text: string;
+  kind: "steer" | "queue";
+  /** The server said `turn.steer.accepted` or `turn.queued`. */
+  accepted: boolean;
+}
+
 /** A request whose confirmation the TUI waits for, and says so when it does not come. */
 export type AwaitedRequest = "turn.cancel" | "session.clear";
 
@@ -417,6 +438,8 @@ export interface CreateStateOptions {
   startupWarnings?: readonly string[];
   readMention?: MentionReader;
   readImage?: ImageReader;
+  /** The key that steers a running turn (`steer_key`); omitted: Enter. */
+  steerKey?: "enter" | "tab";
   /** The `notify` setting (default true). */
   notify?: boolean;
 }
@@ -460,6 +483,8 @@ export function createState(options: CreateStateOptions): ClientState {
     composer: ed.EMPTY_BUFFER,
     composerWidth: undefined,
     queued: [],
+    steerKey: options.steerKey ?? "enter",
+    recoveredNotice: undefined,
     clearing: undefined,
     contextTokens: undefined,
     lastSeq: 0,

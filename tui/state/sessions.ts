@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { showRecoveredNotice } from "./waiting.ts";
 import type { ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
 import { formatTokens } from "./format.ts";
 import {
@@ -279,6 +280,7 @@ export function applyHistoryEnd(state: ClientState, event: ServerEventOf<"histor
       event.items === 1 ? "" : "s"
     }${omitted}. The conversation goes on from here.`,
   );
+  showRecoveredNotice(state);
 }
 
 /** `/compact [instructions]`: compacts the idle session's history now. */

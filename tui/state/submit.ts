@@ -10,11 +10,15 @@ import { formatBytes } from "./format.ts";
 import type { ClientState, Effect } from "./model.ts";
 import { notice } from "./transcript.ts";
 import { startTurn } from "./turn.ts";
+import { busyKindOf, sendWhileBusy } from "./waiting.ts";
 
 const encoder = new TextEncoder();
 
-/** Sends the composer's text: a slash command, a new turn, or a queued prompt. */
-export function submit(state: ClientState): Effect[] {
+/**
+ * Sends the composer's text: a slash command, a new turn, or (while a turn runs, scv 0.3) a
+ * steer of it or a prompt queued behind it, as `key` and the `steer_key` setting say.
+ */
+export function submit(state: ClientState, key: "enter" | "tab" = "enter"): Effect[] {
   const text = state.composer.text;
   if (text.trim() === "") return [];
   const effects: Effect[] = [];
@@ -70,7 +74,7 @@ export function submit(state: ClientState): Effect[] {
   state.history.add(text);
   effects.push({ kind: "save-history" });
   if (state.turn) {
-    state.queued.push(text);
+    effects.push(...sendWhileBusy(state, text, busyKindOf(state, key)));
     return effects;
   }
   effects.push(...startTurn(state, text));

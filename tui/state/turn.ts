@@ -144,14 +144,12 @@ export function endTurn(
 }
 
 /**
- * Queued prompts of a cancelled or failed turn go back to the composer instead of running,
- * after `refused` (the prompt of a turn the server did not start) and before the draft.
+ * The prompt of a turn the server did not start goes back to the composer, before the draft.
+ * (What waited behind a turn is the server's now: see `waiting.ts`.)
  */
 export function restoreQueued(state: ClientState, refused?: string): void {
-  if (state.queued.length === 0 && refused === undefined) return;
-  const text = [refused ?? "", ...state.queued, state.composer.text].filter((t) => t !== "")
-    .join("\n");
-  state.queued = [];
+  if (refused === undefined) return;
+  const text = [refused, state.composer.text].filter((t) => t !== "").join("\n");
   state.composer = ed.fromText(text);
 }
 

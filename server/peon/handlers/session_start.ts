@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { FrameTooLargeError } from "../../../protocol/ndjson.ts";
+import { encodeFrame, FrameTooLargeError } from "../../../protocol/ndjson.ts";
+import type { EventOf } from "../../../protocol/turn_events.ts";
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { quoteInput } from "../../error_text.ts";
 import { Session } from "../../core/session.ts";
@@ -27,6 +28,41 @@ function refusal(cwd: string, cx: ConnectionContext): string | undefined {
     return `this connection already has ${MAX_SESSIONS} sessions, the most it may open`;
   }
   return undefined;
+}
+
+/**
+ * `session.started` with as many of its `queued` entries (scv 0.3) as fit the frame limit:
+ * the newest that do not are left out, and `notice` says how many.
+ */
+function fitQueued(
+  event: EventOf<"session.started">,
+  maxFrameBytes: number,
+): EventOf<"session.started"> {
+  const queued = event.queued;
+  if (!queued) return event;
+  for (let keep = queued.length; keep > 0; keep--) {
+    const left = queued.length - keep;
+    const note = left === 0 ? undefined : `${left} of the ${queued.length} prompts that waited ` +
+      `did not fit max_server_frame_bytes and are not listed`;
+    const fitted = {
+      ...event,
+      queued: queued.slice(0, keep),
+      ...(note ? { notice: event.notice ? `${event.notice}; ${note}` : note } : {}),
+    };
+    if (fitsFrame(fitted, maxFrameBytes)) return fitted;
+  }
+  const { queued: _, ...rest } = event;
+  const note = `the ${queued.length} prompts that waited did not fit max_server_frame_bytes`;
+  return { ...rest, notice: event.notice ? `${event.notice}; ${note}` : note };
+}
+
+function fitsFrame(event: unknown, maxFrameBytes: number): boolean {
+  try {
+    encodeFrame(event, maxFrameBytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Opens a session; it exists only once the client was told about it. */
@@ -76,7 +112,7 @@ export async function sessionStart(
     resumed.notice = resumed.notice === undefined ? skipped : `${resumed.notice}\n${skipped}`;
   }
   try {
-    await cx.send<"session.started">({
+    const started: EventOf<"session.started"> = {
       type: "session.started",
       request_id: msg.request_id,
       ...sessionStartedBody(session, cx.config, {
@@ -87,7 +123,8 @@ export async function sessionStart(
         ...(cx.mcp ? { mcp_servers: cx.mcp.statuses() } : {}),
       }),
       ...resumed,
-    });
+    };
+    await cx.send<"session.started">(fitQueued(started, cx.config.max_server_frame_bytes));
   } catch (e) {
     session.recorder?.close();
     if (!(e instanceof FrameTooLargeError)) throw e;

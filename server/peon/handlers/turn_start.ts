@@ -1,6 +1,8 @@
 /**
  * `turn.start`: checks the prompt and the session, then runs the turn as its own task (the
- * input loop never waits for it) with the Peon sink and approvals.
+ * input loop never waits for it) with the Peon sink and approvals. With `queue` (scv 0.3) on a
+ * busy session the prompt waits in the session's inbox instead, and each turn that ends starts
+ * the next queued one.
  *
  * @module
  */
@@ -10,7 +12,8 @@ import { ProviderConfigError } from "../../provider/config_error.ts";
 import type { ActiveTurn, Session } from "../../core/session.ts";
 import type { ImagePart } from "../../images/image_part.ts";
 import { Turn } from "../../core/turn.ts";
-import { utf8Length } from "../../utf8.ts";
+import { promptRefusal } from "../../core/prompt_bounds.ts";
+import type { Queued } from "../../core/inbox.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
 import { sessionConfig } from "../recording.ts";
@@ -22,16 +25,9 @@ function refusal(
   session: Session,
   cx: ConnectionContext,
 ): { code: "invalid_request" | "turn_active"; message: string } | undefined {
-  const { max_prompt_bytes } = cx.config;
-  if (msg.prompt.trim() === "") return { code: "invalid_request", message: "prompt is empty" };
-  const size = utf8Length(msg.prompt);
-  if (size > max_prompt_bytes) {
-    return {
-      code: "invalid_request",
-      message: `prompt of ${size} bytes exceeds max_prompt_bytes (${max_prompt_bytes})`,
-    };
-  }
-  if (session.turn) {
+  const bad = promptRefusal(msg.prompt, cx.config.max_prompt_bytes);
+  if (bad !== undefined) return { code: "invalid_request", message: bad };
+  if (session.turn && !msg.queue) {
     return {
       code: "turn_active",
       message: `session "${session.id}" is already running turn "${session.turn.id}"`,
@@ -40,7 +36,10 @@ function refusal(
   return undefined;
 }
 
-/** Starts a turn; its events and its one terminal event follow from its own task. */
+/**
+ * Starts a turn, or queues it behind the active one; its events and its one terminal event
+ * follow from its own task.
+ */
 export async function turnStart(
   msg: ClientMessageOf<"turn.start">,
   cx: ConnectionContext,
@@ -56,6 +55,7 @@ export async function turnStart(
     const loaded = await loadAttachments(msg.attachments, {
       cwd: session.cwd,
       maxImageBytes: cx.config.max_image_bytes,
+      maxHistoryBytes: cx.config.max_history_bytes,
     });
     if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
     // Another turn may have started while the files were read.
@@ -76,12 +76,50 @@ export async function turnStart(
         `request_id`,
     );
   }
+  if (session.turn) return await enqueue(msg, images, session, cx);
+  startTurn(session, { requestId: msg.request_id, prompt: msg.prompt, images }, turnId, cx);
+}
+
+/** Queues the prompt behind the active turn and answers `turn.queued` once it is recorded. */
+async function enqueue(
+  msg: ClientMessageOf<"turn.start">,
+  images: ImagePart[],
+  session: Session,
+  cx: ConnectionContext,
+): Promise<void> {
+  const accepted = session.inbox.enqueue(msg.request_id, msg.prompt, images);
+  if (!accepted.ok) return await cx.error(msg.request_id, "invalid_request", accepted.message);
+  accepted.entry.announced = (async () => {
+    await accepted.recorded;
+    await cx.send<"turn.queued">({
+      type: "turn.queued",
+      request_id: msg.request_id,
+      session_id: session.id,
+      position: accepted.position,
+    });
+  })();
+  await accepted.entry.announced;
+}
+
+/**
+ * Runs a turn on an idle session as its own task; when it ends, the next queued prompt starts
+ * (after its `turn.queued` went out), so the session is never idle while prompts wait.
+ */
+function startTurn(
+  session: Session,
+  start: Pick<Queued, "requestId" | "prompt" | "images">,
+  turnId: string,
+  cx: ConnectionContext,
+  announced: Promise<void> = Promise.resolve(),
+): void {
+  const { requestId } = start;
+  const maxFrameBytes = cx.config.max_server_frame_bytes;
   const writer = cx.writer;
   const turn = new Turn({
     session,
-    requestId: msg.request_id,
-    prompt: msg.prompt,
-    images,
+    requestId: start.requestId,
+    prompt: start.prompt,
+    ...(start.images ? { images: start.images } : {}),
     id: turnId,
     maxFrameBytes,
     onEnd: async (end, t) => {
@@ -97,18 +135,24 @@ export async function turnStart(
   });
   const active: ActiveTurn = {
     id: turnId,
-    requestId: msg.request_id,
+    requestId,
     controller: new AbortController(),
     done: Promise.resolve(),
   };
   session.turn = active;
   active.done = (async () => {
     try {
+      // A queued prompt's turn.queued goes out before its turn.started.
+      await announced.catch(() => {});
       await runPeonTurn(turn, active.controller.signal, cx);
     } catch (e) {
       cx.log(`scv-server: turn ${turnId} ended abnormally: ${errorText(e)}`);
     } finally {
       if (session.turn === active) session.turn = undefined;
+      const next = session.turn ? undefined : session.inbox.nextQueued();
+      if (next) {
+        startTurn(session, next, crypto.randomUUID(), cx, next.announced);
+      }
     }
   })();
   cx.track(active.done);

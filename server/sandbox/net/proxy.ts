@@ -117,6 +117,14 @@ export class SandboxProxy {
     }
     const listener = Deno.listen({ transport: "unix", path: options.path });
     await Deno.chmod(options.path, 0o600).catch(() => {});
+    // Sync on purpose: unload runs on Deno.exit, where nothing async completes.
+    globalThis.addEventListener("unload", () => {
+      try {
+        Deno.removeSync(options.path);
+      } catch {
+        // Removed by close(), or not ours to remove.
+      }
+    });
     return new SandboxProxy(listener, options);
   }
 

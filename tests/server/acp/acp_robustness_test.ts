@@ -130,20 +130,27 @@ Deno.test("acp: an embedded resource's text reaches the model with the prompt", 
   });
 });
 
-Deno.test("acp: a second prompt while one runs gets -32600, and the first goes on", async () => {
-  const script = [{
-    kind: "stream" as const,
-    events: [{ choices: [{ index: 0, delta: { content: "wait" } }] }],
-    hang: true,
-  }];
+// scv 0.3 queues a prompt that arrives while one runs (docs/steering.md); only one past the
+// queue's bound of 16 is still refused with -32600.
+Deno.test("acp: a prompt past the 16 queued while one runs gets -32600, and the first goes on", async () => {
+  const script = (_req: unknown, index: number) =>
+    index === 0
+      ? {
+        kind: "stream" as const,
+        events: [{ choices: [{ index: 0, delta: { content: "wait" } }] }],
+        hang: true,
+      }
+      : text("ok");
   await withAgent(script, {}, async (agent) => {
     await agent.initialize();
     const { sessionId } = await agent.newSession(await agent.workspace());
     const first = agent.prompt(sessionId, "one");
     await agent.until(() => agent.messageText(sessionId) === "wait");
+    const queued = Array.from({ length: 16 }, (_, i) => agent.prompt(sessionId, `queued ${i}`));
     assertEquals((await errorOf(agent.prompt(sessionId, "two"))).code, -32600);
     await agent.agent.notify("session/cancel", { sessionId });
     assertEquals((await first).stopReason, "cancelled");
+    assertEquals((await Promise.all(queued)).map((r) => r.stopReason), Array(16).fill("end_turn"));
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from "../../../server/checkpoints/retention.ts";
 import { SessionCheckpoints } from "../../../server/checkpoints/session_checkpoints.ts";
 import { SessionStore } from "../../../server/sessions/store.ts";
+import { followSessions } from "../../../server/checkpoints/follow_sessions.ts";
 
 const LIMITS = { maxFileBytes: 1 << 20, maxBytes: 1 << 24 };
 
@@ -90,5 +91,27 @@ Deno.test("the session store tells which sessions retention deleted", async () =
     assertEquals(told, [id]);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("followSessions removes the deleted sessions' checkpoints under XDG_STATE_HOME", async () => {
+  const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv-follow-ws-" }));
+  const state = await Deno.makeTempDir({ prefix: "scv-follow-state-" });
+  try {
+    const dir = `${state}/scv/checkpoints`;
+    const root = await repoRoot(dir, ws);
+    const id = crypto.randomUUID();
+    await changingTurn(
+      new SessionCheckpoints(new ShadowRepo(root, ws), id, LIMITS),
+      "t",
+      `${ws}/a`,
+    );
+    assert((await Deno.lstat(root)).isDirectory);
+    const env = (n: string) => ({ XDG_STATE_HOME: state } as Record<string, string>)[n];
+    await followSessions(env, () => {})([id]);
+    assertEquals(await Deno.lstat(root).then(() => 1, () => 0), 0);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+    await Deno.remove(state, { recursive: true });
   }
 });

@@ -228,13 +228,26 @@ Deno.test("rewinding the conversation drops the turns from the next request and 
   });
 });
 
+/** Names the orphan the kill -9 test leaves, so the test can wait until it is gone. */
+const TOKEN = `scv-orphan-${crypto.randomUUID()}`;
+
+/** Pids of processes whose command line holds `needle` (ps: Deno may not read /proc). */
+function pidsOf(needle: string): number[] {
+  const out = new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((l) => l.includes(needle))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((pid) => pid > 0 && pid !== Deno.pid);
+}
+
 Deno.test("a server killed during a turn leaves a checkpoint the resumed session rewinds", async () => {
   const script = [
     toolCalls([{
       id: "b",
       name: "bash",
       arguments: {
-        command: "echo made > made.txt; rm gone.txt; while [ ! -e stop ]; do sleep 0.1; done",
+        command: "echo made > made.txt; rm gone.txt; " +
+          `for i in $(seq 600); do [ -e stop ] && break; sleep 0.1; done # ${TOKEN}`,
       },
     }]),
   ];
@@ -260,7 +273,11 @@ Deno.test("a server killed during a turn leaves a checkpoint the resumed session
       await a.kill();
       // The orphaned command ends by itself once it sees this.
       await Deno.writeTextFile(`${cwd}/stop`, "");
+      for (let i = 0; i < 200 && pidsOf(TOKEN).length > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
+    assertEquals(pidsOf(TOKEN), []);
     await Deno.remove(`${cwd}/stop`);
     await withServer(state, mock.baseUrl, async (b) => {
       assertEquals((await startSession(b, cwd, id)).resumed, true);

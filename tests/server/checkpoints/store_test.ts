@@ -80,16 +80,27 @@ Deno.test("a snapshot one byte over checkpoint_max_bytes is skipped with a notic
   });
 });
 
-Deno.test("a snapshot over its time limit is skipped with a notice and leaves no index lock", async () => {
+Deno.test("a snapshot over its time limit is skipped with a notice and finishes in the background", async () => {
   await withDirs(async (ws, state) => {
     for (let i = 0; i < 200; i++) await Deno.writeTextFile(`${ws}/f${i}`, `${i}`);
-    const cp = session(ws, state, { ...LIMITS, timeoutMs: 1 } as typeof LIMITS);
-    const notices = await turn(cp, "t1", async () => {});
+    const sid = crypto.randomUUID();
+    const slow = session(ws, state, { ...LIMITS, timeoutMs: 1 } as typeof LIMITS, sid);
+    const notices = await turn(slow, "t1", async () => {});
     assertEquals(notices.length, 1);
     assert(notices[0]!.includes("took longer than 0.001 s"), notices[0]);
+    assert(notices[0]!.includes("goes on in the background"), notices[0]);
+    let message = "";
+    await slow.rewindFiles("t1").catch((e) => (message = e.message));
+    assert(message.includes("snapshot was skipped"), message);
+    await slow.settled();
+    // The background snapshot filled the index and left no lock behind.
+    assert((await Deno.lstat(`${state}/repo/index/${sid}`)).isFile);
     for await (const e of Deno.readDir(`${state}/repo/index`)) {
       assert(!e.name.endsWith(".lock"), e.name);
     }
+    // So the next one, with time enough, is taken.
+    const ok = session(ws, state, LIMITS, sid);
+    assertEquals(await turn(ok, "t2", async () => {}), []);
   });
 });
 

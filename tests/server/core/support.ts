@@ -146,6 +146,9 @@ export function scriptedContext(options: {
         { kind: "fits", messages: [{ role: "system", content: systemPrompt }, ...history] },
     trim: (history, turnStart) => options.trim?.(history, turnStart) ?? { kind: "fits" },
     calibrate: (_messages, promptTokens) => void calibrations.push(promptTokens),
+    window: 128_000,
+    learnWindow: () => undefined,
+    overflowed: () => Promise.resolve(),
   };
 }
 

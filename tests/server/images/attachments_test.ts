@@ -189,3 +189,24 @@ Deno.test("a missing image path is refused with the file error", async () => {
     });
   });
 });
+
+Deno.test("attachments whose base64 together is over max_history_bytes are refused", async () => {
+  const png = inline(makePng({ totalBytes: 3000 }));
+  const b64 = png.data.length;
+  const at = await loadAttachments([png, png], {
+    cwd: "/",
+    maxImageBytes: MAX,
+    maxHistoryBytes: 2 * b64,
+  });
+  assert(at.ok);
+  const over = await loadAttachments([png, png], {
+    cwd: "/",
+    maxImageBytes: MAX,
+    maxHistoryBytes: 2 * b64 - 1,
+  });
+  assert.deepEqual(over, {
+    ok: false,
+    message: `the 2 images take ${2 * b64} bytes as base64, more than the session history holds ` +
+      `(max_history_bytes ${2 * b64 - 1})`,
+  });
+});

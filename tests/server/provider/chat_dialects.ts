@@ -43,6 +43,10 @@ export interface Dialect {
   /** The server ends the stream right after a mid-stream error, with no `data: [DONE]`. */
   midErrorEndsStream?: true;
   /** An HTTP error answer and the provider's own message in it. */
+  /**
+   * A 400 the server answers in its own shape (not a context overflow: scv 0.3 compacts and
+   * retries those, see tests/server/local_models_test.ts).
+   */
   httpError: { status: number; body: string; message: string };
   /** Why this server would refuse a request body (its validation), if it would. */
   refuses?: (body: Record<string, unknown>) => Refusal | undefined;
@@ -296,11 +300,11 @@ export const DIALECTS: Dialect[] = [
       body: JSON.stringify({
         error: {
           code: 400,
-          message: "the request exceeds the available context size",
-          type: "exceed_context_size_error",
+          message: "Failed to parse grammar",
+          type: "invalid_request_error",
         },
       }),
-      message: "the request exceeds the available context size",
+      message: "Failed to parse grammar",
     },
   },
   {
@@ -318,13 +322,11 @@ export const DIALECTS: Dialect[] = [
       body: JSON.stringify({
         error: {
           code: 400,
-          message: "the request exceeds the available context size, try increasing it",
-          type: "exceed_context_size_error",
-          n_prompt_tokens: 9000,
-          n_ctx: 8192,
+          message: "Failed to parse grammar",
+          type: "invalid_request_error",
         },
       }),
-      message: "the request exceeds the available context size, try increasing it",
+      message: "Failed to parse grammar",
     },
   },
   {
@@ -340,12 +342,12 @@ export const DIALECTS: Dialect[] = [
       status: 400,
       body: JSON.stringify({
         object: "error",
-        message: "This model's maximum context length is 8192 tokens.",
+        message: "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}]",
         type: "BadRequestError",
         param: null,
         code: 400,
       }),
-      message: "This model's maximum context length is 8192 tokens.",
+      message: "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}]",
     },
   },
   {
@@ -363,13 +365,13 @@ export const DIALECTS: Dialect[] = [
       status: 400,
       body: JSON.stringify({
         error: {
-          message: "This model's maximum context length is 8192 tokens.",
+          message: "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}]",
           type: "BadRequestError",
           param: null,
           code: 400,
         },
       }),
-      message: "This model's maximum context length is 8192 tokens.",
+      message: "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}]",
     },
   },
   {

@@ -74,3 +74,18 @@ Deno.test("the listed commands of a Tab go at the next key typed", () => {
   typeText(s, "lear");
   assertEquals(s.hint, undefined);
 });
+
+Deno.test("/status lists the configured hooks by event and matcher", () => {
+  const text = statusOf({
+    hooks: [
+      { event: "PreToolUse", matcher: "Bash", commands: 1 },
+      { event: "Stop", commands: 2 },
+    ],
+  });
+  assert(text.includes("Hooks: PreToolUse Bash (1 command) · Stop (2 commands)"), text);
+});
+
+Deno.test("/status gives a resumed session's cost, and says when it is not known", () => {
+  assert(statusOf({ session_cost_usd: 1.234 }).includes("Cost: $1.23 this session"));
+  assert(statusOf({}).includes("Cost: not known (no pricing for this model"));
+});

@@ -1,14 +1,15 @@
 /**
  * The session store a process records into, from its configuration: none when
  * `persist_sessions` is off or no state directory can be named (said once in the log). One store
- * per directory per process, so retention runs once at startup.
+ * per directory per process, so retention runs once at startup. In the core because it ties two
+ * lower folders together: the session records and the checkpoints a deleted session leaves.
  *
  * @module
  */
 import type { Config } from "../config.ts";
-import { sessionsDir } from "./paths.ts";
-import { configSecrets } from "./redact.ts";
-import { SessionStore } from "./store.ts";
+import { sessionsDir } from "../sessions/paths.ts";
+import { configSecrets } from "../sessions/redact.ts";
+import { SessionStore } from "../sessions/store.ts";
 
 const stores = new Map<string, SessionStore>();
 
@@ -17,6 +18,8 @@ export function openSessionStore(
   config: Config,
   env: (name: string) => string | undefined,
   log: (line: string) => void,
+  /** Told which sessions retention deleted (checkpoints follow them). */
+  onDeleted?: (ids: readonly string[]) => Promise<void>,
 ): SessionStore | undefined {
   if (!config.persist_sessions) return undefined;
   const dir = sessionsDir(env);
@@ -40,13 +43,7 @@ export function openSessionStore(
       maxSessions: config.max_sessions,
       maxImageBytes: config.max_image_bytes,
       log,
-      // Loaded only when retention deleted something, so startup pays nothing for it.
-      onDeleted: async (ids) => {
-        const { checkpointsDir } = await import("../checkpoints/open.ts");
-        const { removeSessionCheckpoints } = await import("../checkpoints/retention.ts");
-        const cpDir = checkpointsDir(env);
-        if (cpDir !== undefined) await removeSessionCheckpoints(cpDir, ids, log);
-      },
+      ...(onDeleted ? { onDeleted } : {}),
     });
     store.ready.catch((e) =>
       log(

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { DEFAULT_CONFIG } from "../../../mod.ts";
-import { fetchModels, MAX_MODELS_BYTES } from "../../../tui/shell/models.ts";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
+import { listModels, MAX_MODELS_BYTES } from "../../../server/provider/models.ts";
 
 async function withServer(
   handler: (req: Request) => Response,
@@ -23,7 +23,7 @@ Deno.test("the model list comes from GET {base_url}/models with the key as a bea
     assertEquals(new URL(req.url).pathname, "/v1/models");
     return Response.json({ data: [{ id: "zeta" }, { id: "alpha" }] });
   }, async (base) => {
-    const list = await fetchModels(
+    const list = await listModels(
       { ...DEFAULT_CONFIG, base_url: base },
       env({ OPENAI_API_KEY: "sk-test-123" }),
     );
@@ -34,7 +34,7 @@ Deno.test("the model list comes from GET {base_url}/models with the key as a bea
 
 Deno.test("an HTTP error listing models is a message naming the status, never the key", async () => {
   await withServer(() => new Response("nope", { status: 404 }), async (base) => {
-    const list = await fetchModels(
+    const list = await listModels(
       { ...DEFAULT_CONFIG, base_url: base.replace("http://", "http://user:pw@") },
       env({ OPENAI_API_KEY: "sk-secret" }),
     );
@@ -46,14 +46,14 @@ Deno.test("an HTTP error listing models is a message naming the status, never th
 Deno.test("a model list one byte over the bound is refused", async () => {
   const body = JSON.stringify({ data: [{ id: "x".repeat(MAX_MODELS_BYTES) }] });
   await withServer(() => new Response(body), async (base) => {
-    const list = await fetchModels({ ...DEFAULT_CONFIG, base_url: base }, env({}));
+    const list = await listModels({ ...DEFAULT_CONFIG, base_url: base }, env({}));
     assert("error" in list && list.error.includes("over 1 MiB"), JSON.stringify(list));
   });
 });
 
 Deno.test("an answer without a data list is a clear error", async () => {
   await withServer(() => Response.json({ models: "none" }), async (base) => {
-    const list = await fetchModels({ ...DEFAULT_CONFIG, base_url: base }, env({}));
+    const list = await listModels({ ...DEFAULT_CONFIG, base_url: base }, env({}));
     assert("error" in list && list.error.includes('no "data" list'), JSON.stringify(list));
   });
 });
@@ -64,7 +64,7 @@ Deno.test("the model list is asked with the configured provider_headers, their v
     got = req.headers.get("api-key");
     return Response.json({ data: [{ id: "a" }] });
   }, async (base) => {
-    const list = await fetchModels(
+    const list = await listModels(
       { ...DEFAULT_CONFIG, base_url: base, provider_headers: { "api-key": "${AZ_KEY}" } },
       env({ AZ_KEY: "az-secret" }),
     );
@@ -79,7 +79,7 @@ Deno.test("a provider_headers variable that is not set is a message naming it, n
     asked = true;
     return Response.json({ data: [] });
   }, async (base) => {
-    const list = await fetchModels(
+    const list = await listModels(
       { ...DEFAULT_CONFIG, base_url: base, provider_headers: { "api-key": "${AZ_KEY}" } },
       env({}),
     );

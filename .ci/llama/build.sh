@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds llama.cpp's llama-server (CPU, that target only) from the source the npm package
+# node-llama-cpp ships (llama/gitRelease.bundle), and writes the test models with the bundle's own
+# gguf-py and Qwen2 vocabulary. No weights are downloaded. The result is cached outside the clone
+# (about 16 minutes to build on two cores), keyed by the pinned package version; a cached build is
+# reused. Prints the cache directory: llama-server and model-*.gguf are in it.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dependencies"]["node-llama-cpp"])' "$here/package.json")
+cache="${SCV_CI_CACHE:-$HOME/.cache/scv-ci}/llama-$version"
+models_rev=$(sha256sum "$here/make_model.py" | cut -c1-12)
+if [ -x "$cache/llama-server" ] && [ -f "$cache/model-hello-$models_rev.gguf" ]; then
+  echo "$cache"
+  exit 0
+fi
+mkdir -p "$cache"
+log="$cache/build.log"
+: >"$log"
+if [ ! -x "$cache/llama-server" ]; then
+  echo "ci: building llama-server from node-llama-cpp $version (cached in $cache)" >&2
+  npm install --prefix "$here" --ignore-scripts --omit=optional --no-audit --no-fund >>"$log" 2>&1
+  rm -rf "$cache/src"
+  git clone -q "$here/node_modules/node-llama-cpp/llama/gitRelease.bundle" "$cache/src" >>"$log" 2>&1
+  cmake -S "$cache/src" -B "$cache/src/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
+    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DBUILD_SHARED_LIBS=OFF >>"$log" 2>&1
+  cmake --build "$cache/src/build" --target llama-server -j "$(nproc)" >>"$log" 2>&1
+  cp "$cache/src/build/bin/llama-server" "$cache/llama-server.tmp"
+  mv "$cache/llama-server.tmp" "$cache/llama-server"
+fi
+src="$cache/src"
+if [ ! -d "$src/gguf-py" ]; then
+  git clone -q "$here/node_modules/node-llama-cpp/llama/gitRelease.bundle" "$src" >>"$log" 2>&1 ||
+    { npm install --prefix "$here" --ignore-scripts --omit=optional --no-audit --no-fund >>"$log" 2>&1 &&
+      git clone -q "$here/node_modules/node-llama-cpp/llama/gitRelease.bundle" "$src" >>"$log" 2>&1; }
+fi
+rm -f "$cache"/model-*.gguf
+PYTHONPATH="$src/gguf-py" python3 "$here/make_model.py" "$src/models/ggml-vocab-qwen2.gguf" \
+  "$cache/model-hello-$models_rev.gguf" >>"$log" 2>&1
+ln -sf "model-hello-$models_rev.gguf" "$cache/model-hello.gguf"
+echo "$cache"

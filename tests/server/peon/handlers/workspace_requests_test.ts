@@ -1,0 +1,101 @@
+/**
+ * `models.list` and `files.list` over the real server: what the TUI asks the server for instead
+ * of reaching past it (the provider's list with the server's key, the workspace's paths as the
+ * tools see them), so that a client under `--server-command` gets the server's answers.
+ */
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { ServerProcess } from "../../../support/server_process.ts";
+
+async function withModelsServer(
+  fn: (baseUrl: string, auth: () => string | null) => Promise<void>,
+): Promise<void> {
+  let auth: string | null = null;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    auth = req.headers.get("authorization");
+    if (new URL(req.url).pathname !== "/v1/models") return new Response("no", { status: 404 });
+    return Response.json({ data: [{ id: "zeta-1" }, { id: "alpha-2" }] });
+  });
+  try {
+    await fn(`http://127.0.0.1:${(server.addr as Deno.NetAddr).port}/v1`, () => auth);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+Deno.test("models.list answers with the provider's models, asked with the server's key", async () => {
+  await withModelsServer(async (base, auth) => {
+    const server = await ServerProcess.start({
+      config: { base_url: base },
+      env: { OPENAI_API_KEY: "sk-server-side-key" },
+    });
+    try {
+      const { sessionId } = await server.open();
+      await server.send({ type: "models.list", request_id: "m1", session_id: sessionId });
+      const ev = await server.nextOf("models.list");
+      assertEquals([ev.request_id, ev.session_id, ev.models, ev.error], [
+        "m1",
+        sessionId,
+        ["alpha-2", "zeta-1"],
+        undefined,
+      ]);
+      assertEquals(auth(), "Bearer sk-server-side-key");
+      assertEquals(await server.stop(), 0);
+    } catch (e) {
+      await server.kill();
+      throw e;
+    }
+  });
+});
+
+Deno.test("models.list says why when the provider cannot be asked, without the key", async () => {
+  const server = await ServerProcess.start({
+    config: { base_url: "http://127.0.0.1:9/v1" },
+    env: { OPENAI_API_KEY: "sk-never-shown-1234" },
+  });
+  try {
+    const { sessionId } = await server.open();
+    await server.send({ type: "models.list", request_id: "m2", session_id: sessionId });
+    const ev = await server.nextOf("models.list");
+    assertEquals(ev.models, []);
+    assert(typeof ev.error === "string" && ev.error.includes("127.0.0.1:9"), ev.error);
+    assert(!JSON.stringify(ev).includes("sk-never"), JSON.stringify(ev));
+    await server.send({ type: "models.list", request_id: "m3", session_id: "nope" });
+    const err = await server.nextOf("error");
+    assertEquals([err.request_id, err.code], ["m3", "session_not_found"]);
+    assertEquals(await server.stop(), 0);
+  } catch (e) {
+    await server.kill();
+    throw e;
+  }
+});
+
+Deno.test("files.list lists the workspace as the tools see it, within its limit", async () => {
+  const server = await ServerProcess.start();
+  try {
+    const dir = await Deno.makeTempDir({ prefix: "scv-files-" });
+    await Deno.mkdir(`${dir}/src`);
+    await Deno.mkdir(`${dir}/build`);
+    await Deno.writeTextFile(`${dir}/.gitignore`, "build/\n");
+    await Deno.writeTextFile(`${dir}/src/a.ts`, "");
+    await Deno.writeTextFile(`${dir}/build/out.js`, "");
+    const { sessionId } = await server.open(dir);
+    await server.send({ type: "files.list", request_id: "f1", session_id: sessionId });
+    const all = await server.nextOf("files.list");
+    assertEquals([all.request_id, all.paths, all.truncated], [
+      "f1",
+      [".gitignore", "src/", "src/a.ts"],
+      false,
+    ]);
+    await server.send({ type: "files.list", request_id: "f2", session_id: sessionId, limit: 2 });
+    const cut = await server.nextOf("files.list");
+    assertEquals([cut.paths, cut.truncated], [[".gitignore", "src/"], true]);
+    await server.send({ type: "files.list", request_id: "f3", session_id: sessionId, limit: 0 });
+    const bad = await server.nextOf("error");
+    assertEquals([bad.request_id, bad.code], ["f3", "invalid_request"]);
+    assertEquals(await server.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  } catch (e) {
+    await server.kill();
+    throw e;
+  }
+});
