@@ -34,8 +34,21 @@ if [ ! -d "$src/gguf-py" ]; then
     { npm install --prefix "$here" --ignore-scripts --omit=optional --no-audit --no-fund >>"$log" 2>&1 &&
       git clone -q "$here/node_modules/node-llama-cpp/llama/gitRelease.bundle" "$src" >>"$log" 2>&1; }
 fi
+# gguf-py needs numpy: the first Python that has it (the machine's pyenv one ships numpy), else
+# Debian's python3-numpy.
+py=""
+for candidate in python3 "$HOME/.pyenv/shims/python3" /usr/local/bin/python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c "import numpy" >/dev/null 2>&1; then
+    py="$candidate"
+    break
+  fi
+done
+if [ -z "$py" ]; then
+  (apt-get update -qq && apt-get install -y -qq python3-numpy) >>"$log" 2>&1
+  py=/usr/bin/python3
+fi
 rm -f "$cache"/model-*.gguf
-PYTHONPATH="$src/gguf-py" python3 "$here/make_model.py" "$src/models/ggml-vocab-qwen2.gguf" \
+PYTHONPATH="$src/gguf-py" "$py" "$here/make_model.py" "$src/models/ggml-vocab-qwen2.gguf" \
   "$cache/model-hello-$models_rev.gguf" >>"$log" 2>&1
 ln -sf "model-hello-$models_rev.gguf" "$cache/model-hello.gguf"
 echo "$cache"
