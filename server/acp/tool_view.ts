@@ -15,6 +15,7 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   edit_file: "edit",
   glob: "search",
   grep: "search",
+  web_fetch: "fetch",
 };
 
 /**

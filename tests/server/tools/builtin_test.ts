@@ -3,7 +3,7 @@ import { builtinTools } from "../../../server/tools/builtin.ts";
 import { ToolRegistry } from "../../../server/tools/registry.ts";
 import { describeIssues } from "../../../protocol/schema.ts";
 
-Deno.test("builtinTools offers the six contract tools in order", () => {
+Deno.test("builtinTools offers the contract tools in order", () => {
   assert.deepEqual(builtinTools().map((t) => t.name), [
     "bash",
     "read_file",
@@ -11,6 +11,7 @@ Deno.test("builtinTools offers the six contract tools in order", () => {
     "edit_file",
     "glob",
     "grep",
+    "web_fetch",
   ]);
 });
 
@@ -35,6 +36,7 @@ Deno.test("builtinTools register and produce JSON Schemas with the contract's ar
     },
     glob: { properties: ["pattern"], required: ["pattern"] },
     grep: { properties: ["pattern", "path", "glob"], required: ["pattern"] },
+    web_fetch: { properties: ["url", "max_bytes"], required: ["url"] },
   });
 });
 
