@@ -110,6 +110,8 @@ export const TurnSteerMessage = z.object({
   session_id: id,
   turn_id: id,
   prompt: z.string(),
+  /** Images given with the steer, as `turn.start`'s `attachments`; omitted: none. */
+  attachments: z.array(ImageAttachment).optional(),
 });
 
 /** scv 0.3 `turn.dequeue`: takes a prompt that waits in the queue back out of it. */
@@ -364,6 +366,11 @@ export const SessionStartedEvent = z.object({
     request_id: requestId,
     prompt: z.string(),
     kind: z.enum(["steer", "queue"]),
+    /**
+     * The names of the images it carried; their bytes are not kept, so a client sending it
+     * again attaches them again. Omitted: none.
+     */
+    images: z.array(z.string()).optional(),
   })).optional(),
   /**
    * scv 0.3: the hooks of the user's configuration (docs/hooks.md), one entry per matcher
@@ -578,6 +585,8 @@ export const UserSteeredEvent = z.object({
   content: z.string(),
   /** The `request_id` of the `turn.steer` it came from. */
   steer_request_id: requestId,
+  /** The names of the images that entered with it (its `attachments`); omitted: none. */
+  images: z.array(z.string()).optional(),
 });
 
 /**
