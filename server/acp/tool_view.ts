@@ -16,6 +16,8 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   glob: "search",
   grep: "search",
   web_fetch: "fetch",
+  // It only shows the plan (sent again as a `plan` update).
+  update_plan: "think",
 };
 
 /**

@@ -112,6 +112,8 @@ const OPTIONAL: Record<string, string[]> = {
   "models.list": ["error"],
   "approval.requested": ["rule", "sandboxed"],
   "turn.start": ["attachments", "queue"],
+  "turn.steer": ["attachments"],
+  "user.steered": ["images"],
   "initialize": ["client", "capabilities"],
   "turn.completed": ["usage", "cost_usd", "session_cost_usd"],
   "error": ["request_id"],
