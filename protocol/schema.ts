@@ -15,7 +15,10 @@ import {
   type ClientMessageType,
   ERROR_CODES,
   IMAGE_MEDIA_TYPES,
+  MAX_PLAN_STEP_CHARS,
+  MAX_PLAN_STEPS,
   MAX_SESSION_LIST_LIMIT,
+  PLAN_STATUSES,
   RISKS,
   TURN_FAILURE_CODES,
 } from "./constants.ts";
@@ -586,6 +589,52 @@ export const UserSteeredEvent = z.object({
   images: z.array(z.string()).optional(),
 });
 
+/**
+ * scv 0.3: one step of a plan, as `update_plan` takes it and `plan.updated` carries it: one line
+ * of text and its state.
+ */
+export const PlanStep = z.object({
+  text: z.string()
+    .min(1, "must be a non-empty string")
+    .max(MAX_PLAN_STEP_CHARS, `must be at most ${MAX_PLAN_STEP_CHARS} characters; say it shorter`)
+    .refine((t) => !/[\r\n]/.test(t), "must be one line: one step per entry, no line breaks")
+    .describe("What the step does, in one line"),
+  status: z.enum(PLAN_STATUSES).describe('"pending", "in_progress" (at most one) or "done"'),
+});
+/** One step of a plan, as a type. */
+export type PlanStep = z.infer<typeof PlanStep>;
+
+/**
+ * scv 0.3: a whole plan: at most {@link MAX_PLAN_STEPS} steps, at most one of them
+ * `in_progress`; each failure names the limit and what to do about it.
+ */
+export const PlanSteps = z.array(PlanStep)
+  .max(
+    MAX_PLAN_STEPS,
+    `must have at most ${MAX_PLAN_STEPS} steps; merge small steps into larger ones`,
+  )
+  .superRefine((steps, ctx) => {
+    const busy = steps.flatMap((s, i) => s.status === "in_progress" ? [i + 1] : []);
+    if (busy.length > 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `at most one step may be "in_progress", got ${busy.length} (steps ${
+          busy.join(", ")
+        }); mark the others "pending" or "done"`,
+      });
+    }
+  });
+
+/**
+ * scv 0.3 `plan.updated`: the model replaced its plan (`update_plan`); `steps` is the whole new
+ * plan, in order (empty: the plan was cleared).
+ */
+export const PlanUpdatedEvent = z.object({
+  type: z.literal("plan.updated"),
+  ...turnEnvelope,
+  steps: PlanSteps,
+});
+
 /** scv 0.3 `turn.steer.accepted`: the steer waits for the turn's next safe point. */
 export const TurnSteerAcceptedEvent = z.object({
   type: z.literal("turn.steer.accepted"),
@@ -837,6 +886,7 @@ export const SERVER_EVENTS = {
   "turn.steer.accepted": TurnSteerAcceptedEvent,
   "turn.queued": TurnQueuedEvent,
   "turn.dequeued": TurnDequeuedEvent,
+  "plan.updated": PlanUpdatedEvent,
   "rules.list": RulesListEvent,
   "models.list": ModelsListEvent,
   "files.list": FilesListEvent,

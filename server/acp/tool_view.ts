@@ -15,6 +15,8 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   edit_file: "edit",
   glob: "search",
   grep: "search",
+  // It only shows the plan (sent again as a `plan` update).
+  update_plan: "think",
 };
 
 /**

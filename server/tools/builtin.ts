@@ -10,6 +10,7 @@ import { writeFileTool } from "./write_file.ts";
 import { editFileTool } from "./edit_file.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { updatePlanTool } from "./update_plan.ts";
 // The tools' JSON Schemas as z.toJSONSchema derives them, computed ahead: deriving them at the
 // first request cost that request ~10-20 ms (tests/server/tools/builtin_parameters_test.ts
 // holds this file to the schemas and rewrites it with UPDATE=1).
@@ -24,7 +25,7 @@ import PARAMETERS from "./builtin_parameters.json" with { type: "json" };
  * import assert from "node:assert/strict";
  * import { builtinTools } from "./builtin.ts";
  * assert(builtinTools().map((t) => t.name).join() ===
- *   "bash,read_file,write_file,edit_file,glob,grep");
+ *   "bash,read_file,write_file,edit_file,glob,grep,update_plan");
  * ```
  */
 export function builtinTools(bash: BashOptions = {}): AnyTool[] {
@@ -35,6 +36,7 @@ export function builtinTools(bash: BashOptions = {}): AnyTool[] {
     editFileTool,
     globTool,
     grepTool,
+    updatePlanTool,
   ];
   const table = PARAMETERS as Record<string, Record<string, unknown>>;
   return tools.map((tool) => {
