@@ -225,3 +225,33 @@ Deno.test("web_fetch refuses a host that is not in web_fetch_allow", async () =>
     'Refused https://example.com/: example.com:443 is not in "web_fetch_allow"',
   );
 });
+
+Deno.test("web_fetch sends an http request to the address it checked, not to the name again", async () => {
+  await withSite(async (site) => {
+    // "rebind.invalid" resolves nowhere but in this network's resolver: the page can only be
+    // reached through the checked address the request is pinned to.
+    const sent: Array<{ url: string; address: string | undefined }> = [];
+    const guarded = loopbackOnlyNet(sent);
+    const net = { ...guarded, resolve: () => Promise.resolve(["127.0.0.1"]) };
+    const t = tool({ net, allow: ["rebind.invalid"] });
+    const r = await t.run({ url: `http://rebind.invalid:${site.port}/text` }, webContext());
+    assert(r.success, r.output);
+    assertMatch(r.output, /plain text, returned as is/);
+    assertEquals(sent, [{ url: `http://rebind.invalid:${site.port}/text`, address: "127.0.0.1" }]);
+  });
+});
+
+Deno.test("web_fetch refuses a name when any of its addresses is private", async () => {
+  const sent: Array<{ url: string; address: string | undefined }> = [];
+  const net = {
+    ...loopbackOnlyNet(sent),
+    resolve: () => Promise.resolve(["93.184.216.34", "10.0.0.7"]),
+  };
+  const r = await tool({ net, allow: ["*"] }).run({ url: "http://mixed.invalid/" }, webContext());
+  assertEquals(
+    r.output,
+    "Refused http://mixed.invalid/: mixed.invalid resolves to 10.0.0.7, a private address, " +
+      'which web_fetch refuses unless "web_fetch_allow" lists it',
+  );
+  assertEquals(sent, []);
+});
