@@ -5,7 +5,14 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { createWebFetchTool, type WebFetchOptions } from "../../../server/tools/web_fetch.ts";
 import { WebCache } from "../../../server/tools/web/cache.ts";
-import { BIG_BYTES, loopbackOnlyNet, type Site, startSite, webContext } from "./web/site.ts";
+import {
+  BIG_BYTES,
+  loopbackOnlyNet,
+  type Site,
+  startSite,
+  TEXT_BODY,
+  webContext,
+} from "./web/site.ts";
 
 async function withSite(fn: (site: Site) => Promise<void>): Promise<void> {
   const site = startSite();
@@ -254,4 +261,41 @@ Deno.test("web_fetch refuses a name when any of its addresses is private", async
       'which web_fetch refuses unless "web_fetch_allow" lists it',
   );
   assertEquals(sent, []);
+});
+
+Deno.test("web_fetch reads a body of exactly max_bytes whole and cuts one byte more", async () => {
+  await withSite(async (site) => {
+    const size = new TextEncoder().encode(TEXT_BODY).length;
+    const whole = await tool().run({ url: `${site.origin}/text`, max_bytes: size }, webContext());
+    assert(whole.success && !whole.truncated, whole.output);
+    assert(whole.output.endsWith(`\n\n${TEXT_BODY}`), whole.output);
+    const cut = await tool().run({ url: `${site.origin}/text`, max_bytes: size - 1 }, webContext());
+    assert(cut.success && cut.truncated, cut.output);
+    assert(
+      cut.output.includes(
+        `\n\n${TEXT_BODY.slice(0, -1)}\n\n[web_fetch: the body was cut after ${size - 1} bytes`,
+      ),
+      cut.output,
+    );
+  });
+});
+
+Deno.test("web_fetch gives up on a server that never answers at its time limit", async () => {
+  await withSite(async (site) => {
+    const r = await tool({ timeoutMs: 200 }).run({ url: `${site.origin}/hang` }, webContext());
+    assert(!r.success);
+    assertMatch(
+      r.output,
+      /^web_fetch timed out after 200 ms fetching .*\/hang: 0 bytes of the body had arrived/,
+    );
+  });
+});
+
+Deno.test("web_fetch reports a 404 as a failure with the page", async () => {
+  await withSite(async (site) => {
+    const r = await tool().run({ url: `${site.origin}/missing` }, webContext());
+    assert(!r.success);
+    assertMatch(r.output, /^HTTP 404 Not Found\nURL: .*\/missing\n/);
+    assert(r.output.endsWith("\n\nnot found"), r.output);
+  });
 });

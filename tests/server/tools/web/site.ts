@@ -12,6 +12,9 @@ import type { ToolContext } from "../../../../server/tools/tool.ts";
 /** The bytes of a 50 MB body. */
 export const BIG_BYTES = 50 * 1024 * 1024;
 
+/** The body of /text. */
+export const TEXT_BODY = "plain text, returned as is\n<not html>";
+
 /** An HTML page with navigation, scripts and an article. */
 export const ARTICLE_HTML = `<!doctype html>
 <html><head><title>Migration guide</title>
@@ -52,7 +55,10 @@ export interface Site {
   close(): Promise<void>;
 }
 
-/** Starts the site. Routes: /page, /text, /png, /nul, /big, /drip, /loop/N, /to-private, /to-page, /count. */
+/**
+ * Starts the site. Routes: /page, /text, /png, /nul, /big, /drip, /hang, /loop/N, /to-private,
+ * /to-page, /count.
+ */
 export function startSite(): Site {
   const log: SiteLog = { paths: [], bigSent: 0, bigCancelled: false };
   const timers = new Set<ReturnType<typeof setInterval>>();
@@ -65,7 +71,7 @@ export function startSite(): Site {
       });
     }
     if (path === "/text") {
-      return new Response("plain text, returned as is\n<not html>", {
+      return new Response(TEXT_BODY, {
         headers: { "content-type": "text/plain" },
       });
     }
@@ -77,6 +83,12 @@ export function startSite(): Site {
       return new Response(new Uint8Array([104, 105, 0, 1, 2, 3]), {
         headers: { "content-type": "text/plain" },
       });
+    }
+    if (path === "/hang") {
+      // Headers never come; the request ends when the client goes away.
+      return new Promise<Response>((resolve) =>
+        req.signal.addEventListener("abort", () => resolve(new Response(null)), { once: true })
+      );
     }
     if (path === "/to-page") return redirect("/page");
     if (path === "/to-private") return redirect("http://10.0.0.1/admin");
