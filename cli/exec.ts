@@ -13,6 +13,7 @@ import { loadConfigOrReport } from "../server/config.ts";
 import { PeonClient, PeonRequestError } from "../protocol/client.ts";
 import type { ImageAttachment, ServerEvent } from "../protocol/schema.ts";
 import { execFrameLimit, readExecImages } from "./exec_images.ts";
+import { planText } from "../protocol/plan_text.ts";
 import { serve } from "../server/peon/serve.ts";
 
 /** Exit statuses of `scv exec`. */
@@ -286,6 +287,13 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
           case "turn.notice":
             if (!options.json) io.stderr(`scv exec: notice: ${ev.message}\n`);
             break;
+          case "plan.updated":
+            // The whole plan each time, as the checklist the model reads back.
+            if (!options.json) {
+              const list = ev.steps.length === 0 ? "(empty)" : planText(ev.steps);
+              io.stderr(`Plan:\n${list.replace(/^/gm, "  ")}\n`);
+            }
+            return;
           case "context.compacted":
             if (!options.json) {
               io.stderr(

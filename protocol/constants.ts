@@ -73,7 +73,7 @@ export const MAX_SESSION_LIST_LIMIT = 1000;
 export const DEFAULT_SESSION_LIST_LIMIT = 50;
 
 /** Risk classes a tool call is announced with in `approval.requested`. */
-export const RISKS = ["read", "write", "process"] as const;
+export const RISKS = ["read", "write", "process", "network"] as const;
 /** One risk class. */
 export type Risk = typeof RISKS[number];
 
@@ -99,6 +99,17 @@ export function isClientMessageType(type: unknown): type is ClientMessageType {
 export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 /** One of {@link IMAGE_MEDIA_TYPES}. */
 export type ImageMediaType = typeof IMAGE_MEDIA_TYPES[number];
+
+/** scv 0.3: the states of a plan's step (`update_plan`, `plan.updated`). */
+export const PLAN_STATUSES = ["pending", "in_progress", "done"] as const;
+/** One of {@link PLAN_STATUSES}. */
+export type PlanStatus = typeof PLAN_STATUSES[number];
+
+/** scv 0.3: the most steps one plan may have. */
+export const MAX_PLAN_STEPS = 50;
+
+/** scv 0.3: the most characters one plan step's text may have (one line, no line breaks). */
+export const MAX_PLAN_STEP_CHARS = 500;
 
 /** scv 0.3: the most attachments one `turn.start` (or `turn.steer`) may carry. */
 export const MAX_ATTACHMENTS = 8;

@@ -15,7 +15,10 @@ import {
   type ClientMessageType,
   ERROR_CODES,
   IMAGE_MEDIA_TYPES,
+  MAX_PLAN_STEP_CHARS,
+  MAX_PLAN_STEPS,
   MAX_SESSION_LIST_LIMIT,
+  PLAN_STATUSES,
   RISKS,
   TURN_FAILURE_CODES,
 } from "./constants.ts";
@@ -107,6 +110,8 @@ export const TurnSteerMessage = z.object({
   session_id: id,
   turn_id: id,
   prompt: z.string(),
+  /** Images given with the steer, as `turn.start`'s `attachments`; omitted: none. */
+  attachments: z.array(ImageAttachment).optional(),
 });
 
 /** scv 0.3 `turn.dequeue`: takes a prompt that waits in the queue back out of it. */
@@ -361,6 +366,11 @@ export const SessionStartedEvent = z.object({
     request_id: requestId,
     prompt: z.string(),
     kind: z.enum(["steer", "queue"]),
+    /**
+     * The names of the images it carried; their bytes are not kept, so a client sending it
+     * again attaches them again. Omitted: none.
+     */
+    images: z.array(z.string()).optional(),
   })).optional(),
   /**
    * scv 0.3: the hooks of the user's configuration (docs/hooks.md), one entry per matcher
@@ -575,6 +585,54 @@ export const UserSteeredEvent = z.object({
   content: z.string(),
   /** The `request_id` of the `turn.steer` it came from. */
   steer_request_id: requestId,
+  /** The names of the images that entered with it (its `attachments`); omitted: none. */
+  images: z.array(z.string()).optional(),
+});
+
+/**
+ * scv 0.3: one step of a plan, as `update_plan` takes it and `plan.updated` carries it: one line
+ * of text and its state.
+ */
+export const PlanStep = z.object({
+  text: z.string()
+    .min(1, "must be a non-empty string")
+    .max(MAX_PLAN_STEP_CHARS, `must be at most ${MAX_PLAN_STEP_CHARS} characters; say it shorter`)
+    .refine((t) => !/[\r\n]/.test(t), "must be one line: one step per entry, no line breaks")
+    .describe("What the step does, in one line"),
+  status: z.enum(PLAN_STATUSES).describe('"pending", "in_progress" (at most one) or "done"'),
+});
+/** One step of a plan, as a type. */
+export type PlanStep = z.infer<typeof PlanStep>;
+
+/**
+ * scv 0.3: a whole plan: at most {@link MAX_PLAN_STEPS} steps, at most one of them
+ * `in_progress`; each failure names the limit and what to do about it.
+ */
+export const PlanSteps = z.array(PlanStep)
+  .max(
+    MAX_PLAN_STEPS,
+    `must have at most ${MAX_PLAN_STEPS} steps; merge small steps into larger ones`,
+  )
+  .superRefine((steps, ctx) => {
+    const busy = steps.flatMap((s, i) => s.status === "in_progress" ? [i + 1] : []);
+    if (busy.length > 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `at most one step may be "in_progress", got ${busy.length} (steps ${
+          busy.join(", ")
+        }); mark the others "pending" or "done"`,
+      });
+    }
+  });
+
+/**
+ * scv 0.3 `plan.updated`: the model replaced its plan (`update_plan`); `steps` is the whole new
+ * plan, in order (empty: the plan was cleared).
+ */
+export const PlanUpdatedEvent = z.object({
+  type: z.literal("plan.updated"),
+  ...turnEnvelope,
+  steps: PlanSteps,
 });
 
 /** scv 0.3 `turn.steer.accepted`: the steer waits for the turn's next safe point. */
@@ -828,6 +886,7 @@ export const SERVER_EVENTS = {
   "turn.steer.accepted": TurnSteerAcceptedEvent,
   "turn.queued": TurnQueuedEvent,
   "turn.dequeued": TurnDequeuedEvent,
+  "plan.updated": PlanUpdatedEvent,
   "rules.list": RulesListEvent,
   "models.list": ModelsListEvent,
   "files.list": FilesListEvent,

@@ -95,6 +95,8 @@ export const SERVER_EVENT_KINDS = {
   "turn.steer.accepted": "reply",
   "turn.queued": "reply",
   "turn.dequeued": "reply",
+  // scv 0.3 (docs/plan_mode.md): the plan the model keeps with `update_plan`.
+  "plan.updated": "turn",
   "error": "reply",
 } as const satisfies Record<string, EventKind>;
 

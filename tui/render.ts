@@ -26,6 +26,7 @@ import {
 } from "./state/mod.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
 import { ruleText } from "./state/rules_text.ts";
+import type { PlanLine } from "../protocol/plan_text.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */
 export interface View {
@@ -80,6 +81,9 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
     case "tool":
       lines = renderTool(item, w, s);
       break;
+    case "plan":
+      lines = planLines(item.steps, w, s, item.steps.length + 1);
+      break;
     case "reasoning": {
       // Dimmed: it is the model thinking, not its answer.
       const body = item.full
@@ -102,6 +106,55 @@ export function renderItem(item: TranscriptItem, view: View): string[] {
   }
   lines.push("");
   return lines;
+}
+
+/** The mark and style of each step state in a checklist. */
+function stepRow(step: PlanLine, w: number, s: Style): string {
+  const text = sanitize(step.text).replace(/\n/g, " ");
+  switch (step.status) {
+    case "done":
+      return s.green("  ✓ ") + s.dim(truncate(text, w - 4));
+    case "in_progress":
+      return s.yellow("  ▸ ") + s.bold(truncate(text, w - 4));
+    case "pending":
+      return s.gray("  ○ ") + truncate(text, w - 4);
+  }
+}
+
+/**
+ * A plan as a checklist in at most `max` rows (at least 2): a head with the count done, then the
+ * steps; when they do not all fit, the window keeps the step in progress (else the first not
+ * done) in view and its last row counts the steps left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { planLines } from "./render.ts";
+ * import { makeStyle } from "./text.ts";
+ * const rows = planLines([{ text: "Read", status: "done" }, { text: "Fix", status: "in_progress" }],
+ *   40, makeStyle(false), 10);
+ * assert.deepEqual(rows, ["☰ Plan · 1 of 2 done", "  ✓ Read", "  ▸ Fix"]);
+ * ```
+ */
+export function planLines(steps: readonly PlanLine[], w: number, s: Style, max: number): string[] {
+  const done = steps.filter((x) => x.status === "done").length;
+  const head = s.bold(truncate(
+    steps.length === 0 ? "☰ Plan · cleared" : `☰ Plan · ${done} of ${steps.length} done`,
+    w,
+  ));
+  const room = Math.max(1, max - 1);
+  if (steps.length <= room) return [head, ...steps.map((x) => stepRow(x, w, s))];
+  const shownCount = Math.max(1, room - 1);
+  const focus = Math.max(0, steps.findIndex((x) => x.status !== "done"));
+  const current = steps.findIndex((x) => x.status === "in_progress");
+  const at = current === -1 ? focus : current;
+  const first = Math.min(Math.max(0, at - 1), steps.length - shownCount);
+  const rows = steps.slice(first, first + shownCount).map((x) => stepRow(x, w, s));
+  const before = first;
+  const after = steps.length - first - shownCount;
+  const more = [before > 0 ? `${before} above` : "", after > 0 ? `${after} below` : ""]
+    .filter((x) => x !== "").join(", ");
+  return [head, ...rows, s.gray(truncate(`  … ${more}`, w))];
 }
 
 /**
@@ -660,12 +713,21 @@ interface LiveParts {
   queued: string[];
   hint: string[];
   composer: { rows: string[]; cursorRow: number };
+  /** The rows the running turn's plan would take in full (at most {@link LIVE_PLAN_ROWS}). */
+  planWant: number;
+  /** The plan's checklist in `rows` rows. */
+  plan: (rows: number) => string[];
 }
+
+/** Most rows the running turn's plan takes above the composer; a longer plan scrolls to its step. */
+const LIVE_PLAN_ROWS = 10;
 
 function liveParts(state: ClientState, view: View, cache: RenderCache): LiveParts {
   const s = view.style;
   const w = Math.max(10, view.width);
   const box = approvalBox(state, w, s);
+  // The checklist shows while the turn runs; the transcript keeps each plan.
+  const plan = state.turn ? state.plan : undefined;
   return {
     w,
     style: s,
@@ -679,6 +741,8 @@ function liveParts(state: ClientState, view: View, cache: RenderCache): LivePart
     ],
     hint: state.hint ? [s.yellow(truncate(state.hint, w))] : [],
     composer: composerRows(cache, state, composerWidth(view.width), s),
+    planWant: plan ? Math.min(LIVE_PLAN_ROWS, plan.length + 1) : 0,
+    plan: (rows) => plan && rows > 0 ? planLines(plan, w, s, rows).slice(0, rows) : [],
   };
 }
 
@@ -708,6 +772,8 @@ interface RowBudget {
   ruleBelow: number;
   ruleAbove: number;
   queued: number;
+  /** Rows of the running turn's plan. */
+  plan: number;
   tools: number;
   stream: number;
 }
@@ -740,6 +806,7 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
   const ruleBelow = take(1);
   const ruleAbove = take(1);
   const queuedRows = take(queued.length);
+  const planRows = take(parts.planWant);
   const toolRows = take(tools.length);
   // The rest of a long summary (a script to approve) before more composer rows and the stream.
   const summaryMore = box && summary === Math.min(MAX_SUMMARY_ROWS, box.summary.length) - 1
@@ -763,6 +830,7 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
     ruleBelow,
     ruleAbove,
     queued: queuedRows,
+    plan: planRows,
     tools: toolRows,
     stream,
   };
@@ -771,7 +839,7 @@ function allocateRows(state: ClientState, view: View, parts: LiveParts): RowBudg
 /** The running tools, the approval box, the picker, queued prompts and the hint. */
 function middleRows(parts: LiveParts, budget: RowBudget): string[] {
   const { box, boxCore, tools, queued, hint } = parts;
-  const middle = tools.slice(tools.length - budget.tools);
+  const middle = [...tools.slice(tools.length - budget.tools), ...parts.plan(budget.plan)];
   if (box) {
     if (budget.boxCore < boxCore.length) {
       middle.push(...boxCore.slice(boxCore.length - budget.boxCore));

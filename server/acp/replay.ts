@@ -1,7 +1,7 @@
 /**
  * A recorded session's history as the `session/update` notifications `session/load` replays:
  * prompts as user chunks, answers as agent chunks, each tool call as a `tool_call` with its
- * result as a finished `tool_call_update`. Pure; each text is cut to a head and the run is
+ * result as a finished `tool_call_update` (and an `update_plan` call's plan as a `plan`). Pure; each text is cut to a head and the run is
  * bounded like the TUI's transcript (newest kept).
  *
  * @module
@@ -13,6 +13,8 @@ import { isCompactionRecord } from "../context/record.ts";
 import { headOf } from "../tools/output.ts";
 import { utf8Length } from "../utf8.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
+import { parsePlanText } from "../../protocol/plan_text.ts";
+import { planUpdate } from "./plan_update.ts";
 
 /** Bounds of a replay. */
 export interface ReplayLimits {
@@ -113,6 +115,11 @@ export function planReplay(
           status: m2?.success === false ? "failed" : "completed",
           content: [{ type: "content", content: text(m.content, max) }],
         });
+        // The plan a recorded update_plan set, shown again as the plan.
+        const plan = m2?.name === "update_plan" && m2.success
+          ? parsePlanText(m.content)
+          : undefined;
+        if (plan) all.push(planUpdate(plan));
         break;
       }
       default:

@@ -10,6 +10,7 @@ import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { ServerEventOf, ServerEventType, TurnEventType } from "../../protocol/schema.ts";
 import { absoluteIn, pathArgument, toolKind, toolLocations, writesFile } from "./tool_view.ts";
 import { utf8Length } from "../utf8.ts";
+import { planUpdate } from "./plan_update.ts";
 
 /** An event without its envelope: what the adapter needs of it. */
 type Body<T extends ServerEventType> = Omit<
@@ -138,6 +139,8 @@ export class UpdateMapper {
     "session.trimmed": NONE,
     // A steer entered as the user's message (scv acp itself queues rather than steers).
     "user.steered": (e) => [chunk("user_message_chunk", e.content)],
+    // The whole plan, which the client shows in place of the last one.
+    "plan.updated": (e) => [planUpdate(e.steps)],
     // The end of a turn is the prompt's stop reason (stop_reason.ts), not an update.
     "turn.completed": NONE,
     "turn.cancelled": NONE,

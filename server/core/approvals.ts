@@ -54,7 +54,7 @@ export interface Approvals {
 /**
  * Whether a call of this risk asks for approval under the policy. Under `auto` the tool decides
  * (`autoApproved`: workspace writes, sandboxed bash, a trusted MCP tool); a tool that does not
- * lets only `read` calls run.
+ * lets only `read` calls run. A tool that `neverAsks` (`update_plan`) asks under no policy.
  *
  * @example
  * ```ts
@@ -65,13 +65,15 @@ export interface Approvals {
  * assert(!needsApproval("never", "process"));
  * assert(needsApproval("auto", "process"));
  * assert(!needsApproval("auto", "process", { autoApproved: () => true }));
+ * assert(!needsApproval("always", "read", { neverAsks: true }));
  * ```
  */
 export function needsApproval(
   policy: ApprovalPolicy,
   risk: Risk,
-  tool?: Pick<AnyTool, "autoApproved">,
+  tool?: Pick<AnyTool, "autoApproved" | "neverAsks">,
 ): boolean {
+  if (tool?.neverAsks === true) return false;
   if (policy === "auto") return !(tool?.autoApproved?.(risk) ?? risk === "read");
   return policy === "always" || (policy === "on-risk" && risk !== "read");
 }

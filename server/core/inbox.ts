@@ -10,12 +10,34 @@
 import { MAX_QUEUED_PER_SESSION, MAX_STEERS_PER_TURN } from "../../protocol/constants.ts";
 import type { ImagePart } from "../images/image_part.ts";
 
+/**
+ * The most images that may wait in one session's inbox, steers and queued prompts together:
+ * each entry may carry `MAX_ATTACHMENTS`, and they are held in memory until they enter.
+ */
+export const MAX_WAITING_IMAGES = 32;
+
+/** The most image bytes (as the base64 the history keeps) that may wait in one inbox. */
+export const MAX_WAITING_IMAGE_BYTES = 32 * 1024 * 1024;
+
+/** The bounds of the images that wait in an inbox; see {@link MAX_WAITING_IMAGES}. */
+export interface InboxLimits {
+  /** The most images waiting; default {@link MAX_WAITING_IMAGES}. */
+  images: number;
+  /** The most base64 bytes of them waiting; default {@link MAX_WAITING_IMAGE_BYTES}. */
+  imageBytes: number;
+}
+
 /** One steer or queued prompt that waits, as the record and `session.started.queued` hold it. */
 export interface Waiting {
   /** The `request_id` of the `turn.steer` or the queued `turn.start`. */
   requestId: string;
   prompt: string;
   kind: "steer" | "queue";
+  /**
+   * The names of its images. Their bytes are held in memory only: a resumed session starts no
+   * waiting entry by itself, and a client that sends one again sends its images with it.
+   */
+  images?: string[];
 }
 
 /**
@@ -31,16 +53,29 @@ export interface Waiting {
  * ```
  */
 export function recoveredOf(
-  records: readonly { request_id: string; prompt: string; kind: Waiting["kind"] }[],
+  records: readonly {
+    request_id: string;
+    prompt: string;
+    kind: Waiting["kind"];
+    images?: string[];
+  }[],
 ): Waiting[] {
-  return records.map((r) => ({ requestId: r.request_id, prompt: r.prompt, kind: r.kind }));
+  return records.map((r) => ({
+    requestId: r.request_id,
+    prompt: r.prompt,
+    kind: r.kind,
+    ...(r.images?.length ? { images: r.images } : {}),
+  }));
 }
 
 /** A steer or a queued prompt as the inbox holds it. */
 interface Entry {
   readonly requestId: string;
   readonly prompt: string;
-  /** A queued prompt's images (scv 0.3); kept in memory only, not in the record. */
+  /**
+   * Its images (scv 0.3), bounded by {@link InboxLimits}; in memory only, the record keeps
+   * their names.
+   */
   readonly images?: readonly ImagePart[];
   /**
    * Settles once the client was told it was accepted (`turn.steer.accepted`, `turn.queued`):
@@ -103,6 +138,15 @@ export class Inbox {
   #steers: Steer[] = [];
   #queue: Queued[] = [];
   #halted = false;
+  readonly #limits: InboxLimits;
+
+  /** An empty inbox; `limits` bound the images that wait (defaults for a session). */
+  constructor(limits: Partial<InboxLimits> = {}) {
+    this.#limits = {
+      images: limits.images ?? MAX_WAITING_IMAGES,
+      imageBytes: limits.imageBytes ?? MAX_WAITING_IMAGE_BYTES,
+    };
+  }
 
   /** The prompts that wait in the queue, next first. */
   get queued(): readonly Queued[] {
@@ -111,11 +155,7 @@ export class Inbox {
 
   /** Every entry that waits (steers first, then the queue), as a record would list it. */
   get waiting(): Waiting[] {
-    const as = (kind: Waiting["kind"]) => (e: Entry): Waiting => ({
-      requestId: e.requestId,
-      prompt: e.prompt,
-      kind,
-    });
+    const as = (kind: Waiting["kind"]) => (e: Entry): Waiting => waitingOf(e, kind);
     return [...this.#steers.map(as("steer")), ...this.#queue.map(as("queue"))];
   }
 
@@ -135,9 +175,15 @@ export class Inbox {
 
   /**
    * Adds a steer to turn `turnId`; refused when it is not the turn that accepts steers (none
-   * runs, or it is ending) or when {@link MAX_STEERS_PER_TURN} already wait.
+   * runs, or it is ending), when {@link MAX_STEERS_PER_TURN} already wait, or when its images
+   * would take the inbox past its {@link InboxLimits}.
    */
-  steer(turnId: string, requestId: string, prompt: string): Accepted {
+  steer(
+    turnId: string,
+    requestId: string,
+    prompt: string,
+    images?: readonly ImagePart[],
+  ): Accepted {
     if (this.#turnId !== turnId) {
       return {
         ok: false,
@@ -152,7 +198,7 @@ export class Inbox {
           `them to enter, or queue the text as a new turn`,
       };
     }
-    return this.#accept(this.#steers, requestId, prompt, "steer");
+    return this.#accept(this.#steers, requestId, prompt, "steer", images);
   }
 
   /** Whether steers wait for turn `turnId`. */
@@ -184,7 +230,8 @@ export class Inbox {
 
   /**
    * Queues a prompt behind the active turn; the value is its position, from 1. Refused when
-   * {@link MAX_QUEUED_PER_SESSION} already wait or one with this request id does.
+   * {@link MAX_QUEUED_PER_SESSION} already wait, one with this request id does, or its images
+   * would take the inbox past its {@link InboxLimits}.
    */
   enqueue(requestId: string, prompt: string, images?: readonly ImagePart[]): Accepted {
     if (this.#queue.length >= MAX_QUEUED_PER_SESSION) {
@@ -232,6 +279,8 @@ export class Inbox {
     kind: Waiting["kind"],
     images?: readonly ImagePart[],
   ): Accepted {
+    const over = this.#overLimits(images ?? []);
+    if (over !== undefined) return { ok: false, message: over };
     const entry: Entry = {
       requestId,
       prompt,
@@ -239,7 +288,36 @@ export class Inbox {
       announced: Promise.resolve(),
     };
     list.push(entry);
-    const recorded = this.observer?.waiting({ requestId, prompt, kind }) ?? Promise.resolve();
+    const recorded = this.observer?.waiting(waitingOf(entry, kind)) ?? Promise.resolve();
     return { ok: true, entry, position: list.length, recorded };
   }
+
+  /** Why `images` cannot wait besides those waiting already, or undefined when they can. */
+  #overLimits(images: readonly ImagePart[]): string | undefined {
+    if (images.length === 0) return undefined;
+    const waiting = [...this.#steers, ...this.#queue].flatMap((e) => e.images ?? []);
+    const count = waiting.length + images.length;
+    if (count > this.#limits.images) {
+      return `${count} images would wait in this session, over the limit of ` +
+        `${this.#limits.images}; wait for the prompts and steers that wait to start, or send ` +
+        `fewer images`;
+    }
+    const bytes = [...waiting, ...images].reduce((n, i) => n + i.data.length, 0);
+    if (bytes > this.#limits.imageBytes) {
+      return `the images waiting in this session would take ${bytes} bytes as base64, over ` +
+        `the limit of ${this.#limits.imageBytes}; wait for the prompts and steers that wait ` +
+        `to start, or send smaller images`;
+    }
+    return undefined;
+  }
+}
+
+/** An entry as the record lists it: its images by name only. */
+function waitingOf(e: Entry, kind: Waiting["kind"]): Waiting {
+  return {
+    requestId: e.requestId,
+    prompt: e.prompt,
+    kind,
+    ...(e.images?.length ? { images: e.images.map((i) => i.name) } : {}),
+  };
 }

@@ -178,7 +178,13 @@ async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
   // The client hears a steer was accepted before it hears it entered.
   await Promise.all(steers.map((s) => s.announced.catch(() => {})));
   // All enter the history first: a cancel while their events go out loses none of them.
-  for (const steer of steers) turn.append({ role: "user", content: steer.prompt });
+  for (const steer of steers) {
+    turn.append(
+      steer.images?.length
+        ? { role: "user", content: steer.prompt, images: [...steer.images] }
+        : { role: "user", content: steer.prompt },
+    );
+  }
   for (const steer of steers) {
     await emitBounded(
       turn,
@@ -186,6 +192,7 @@ async function takeSteers(turn: Turn, signal: AbortSignal): Promise<void> {
       {
         content: steer.prompt,
         steer_request_id: steer.requestId,
+        ...(steer.images?.length ? { images: steer.images.map((i) => i.name) } : {}),
       },
       "steer",
       signal,

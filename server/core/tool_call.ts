@@ -6,6 +6,7 @@
  * @module
  */
 import { describeIssues } from "../../protocol/schema.ts";
+import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import type { Risk } from "../../protocol/constants.ts";
 import { errorText } from "../error_text.ts";
 import type { ChatToolCall } from "../provider/types.ts";
@@ -29,7 +30,7 @@ const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
 
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
-const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, network: 1, write: 1, process: 2 };
 
 /**
  * Bytes of `approval.requested` besides the request's fields and `request_id`: the type, the
@@ -259,9 +260,14 @@ export async function runToolCall(
     signal,
     limits,
     secretEnv: deps.secretEnv,
+    sessionId: turn.session.id,
     ...images,
   });
   if (!result.success || signal.aborted) return await complete(result);
+  if (result.plan) {
+    const refused = await announcePlan(turn, result.plan);
+    if (refused !== undefined) return await complete(failed(refused));
+  }
   const post = await postToolHooks(hooks, turn.session, config, callInfo, result, signal)
     .catch(() => undefined);
   await notify(turn, post, deps).catch(() => {});
@@ -273,6 +279,25 @@ export async function runToolCall(
   ];
   if (notes.length === 0) return await complete(result);
   return await complete({ ...result, output: [result.output, ...notes].join("\n\n") });
+}
+
+/**
+ * Announces the plan a call set (`update_plan`) as `plan.updated`, before the call completes;
+ * a plan whose event cannot fit a frame is the call's failure, for the model to shorten.
+ */
+async function announcePlan(
+  turn: Turn,
+  steps: NonNullable<ToolResult["plan"]>,
+): Promise<string | undefined> {
+  try {
+    // Like the completion that follows, not interruptible: the call has run.
+    await turn.emit("plan.updated", { steps });
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof FrameTooLargeError)) throw e;
+    return `The plan was not shown: its event of ${e.bytes} bytes does not fit ` +
+      `max_server_frame_bytes (${e.limit}). Send fewer or shorter steps.`;
+  }
 }
 
 /** What the model reads for a call a hook's `continue: false` stopped before it ran. */

@@ -71,6 +71,7 @@ export function sessionStartedBody(
           request_id: w.requestId,
           prompt: w.prompt,
           kind: w.kind,
+          ...(w.images?.length ? { images: w.images } : {}),
         })),
       }
       : {}),

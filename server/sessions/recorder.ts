@@ -397,12 +397,15 @@ export class Recorder {
    * Records a steer or queued prompt as waiting (scv 0.3, the session inbox's observer) and
    * flushes it: once this resolves, a crash no longer loses it.
    */
-  async waiting(entry: { requestId: string; prompt: string; kind: "steer" | "queue" }) {
+  async waiting(
+    entry: { requestId: string; prompt: string; kind: "steer" | "queue"; images?: string[] },
+  ) {
     await this.#o.store?.ready.catch(() => {});
     const record: WaitingRecord = {
       request_id: entry.requestId,
       prompt: entry.prompt,
       kind: entry.kind,
+      ...(entry.images?.length ? { images: entry.images } : {}),
     };
     this.#waiting.set(record.request_id, record);
     this.#write([{ t: "wait", ...record }]);

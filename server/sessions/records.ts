@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { MAX_ATTACHMENTS } from "../../protocol/constants.ts";
 import type { TurnEnd as TurnEndEvent } from "../../protocol/turn_events.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
@@ -90,6 +91,8 @@ export interface WaitingRecord {
   request_id: string;
   prompt: string;
   kind: "steer" | "queue";
+  /** The names of its images (their bytes are not recorded); omitted: none. */
+  images?: string[];
 }
 
 /**
@@ -349,7 +352,18 @@ function apply(s: ReplayedSession, line: string): boolean {
         typeof r.request_id !== "string" || typeof r.prompt !== "string" ||
         (r.kind !== "steer" && r.kind !== "queue")
       ) return false;
-      const entry = { request_id: r.request_id, prompt: r.prompt, kind: r.kind } as const;
+      const images = r.images;
+      if (
+        images !== undefined &&
+        !(Array.isArray(images) && images.length <= MAX_ATTACHMENTS &&
+          images.every((n) => typeof n === "string"))
+      ) return false;
+      const entry: WaitingRecord = {
+        request_id: r.request_id,
+        prompt: r.prompt,
+        kind: r.kind,
+        ...(images?.length ? { images: images.map((n: string) => n.slice(0, 200)) } : {}),
+      };
       s.waiting = [...s.waiting.filter((w) => w.request_id !== entry.request_id), entry];
       if (s.waiting.length > MAX_REPLAYED_WAITING) s.waiting.shift();
       return true;

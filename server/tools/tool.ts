@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Risk } from "../../protocol/constants.ts";
+import type { PlanStatus, Risk } from "../../protocol/constants.ts";
 import type { ImagePart } from "../images/image_part.ts";
 
 export type { Risk };
@@ -71,6 +71,8 @@ export interface ToolContext {
    * provider takes no images, and a tool says so instead of giving one.
    */
   maxImageBytes?: number;
+  /** scv 0.3: the session the call belongs to, for what a tool keeps per session (web_fetch's cache). */
+  sessionId?: string;
 }
 
 /**
@@ -122,6 +124,11 @@ export interface ToolResult {
   truncated: boolean;
   /** scv 0.3: images the model sees with the output (read_file of an image); omitted: none. */
   images?: ImagePart[];
+  /**
+   * scv 0.3: the plan the call set (`update_plan`), which the turn announces as `plan.updated`
+   * before the call completes; omitted: the call set none.
+   */
+  plan?: { text: string; status: PlanStatus }[];
 }
 
 /** A file change a call would make, shown before it runs (`approval.requested.preview`). */
@@ -151,6 +158,17 @@ export interface Tool<A = unknown> {
   readonly parameters?: Record<string, unknown>;
   /** This tool's time limit per call, instead of `tool_timeout_ms` (an MCP server's own). */
   readonly timeoutMs?: number;
+  /**
+   * scv 0.3: the tool changes nothing (no file, no process, nothing outside scv): in plan mode
+   * (`approval_policy: "plan"`) its calls run where their risk is neither `write` nor `process`
+   * (see `runsInPlanMode` in `registry.ts`). Absent: false, so the tool is refused in plan mode.
+   */
+  readonly readOnly?: boolean;
+  /**
+   * scv 0.3: a call runs without asking under every policy (`update_plan`: it only tells the
+   * user something). Absent: the policy decides.
+   */
+  readonly neverAsks?: boolean;
   /**
    * The risk of one call, used for approval. A `read` tool whose path leaves the workspace
    * reports `write`.

@@ -78,6 +78,9 @@ export class TurnScript {
   completedText(content: string): ServerEvent {
     return { type: "assistant.completed", ...this.#env(), content };
   }
+  plan(steps: { text: string; status: "pending" | "in_progress" | "done" }[]): ServerEvent {
+    return { type: "plan.updated", ...this.#env(), steps };
+  }
   proposed(callId: string, name: string, args: unknown): ServerEvent {
     return { type: "tool.proposed", ...this.#env(), call_id: callId, name, arguments: args };
   }

@@ -344,7 +344,8 @@ Deno.test("the transcript keeps at most max_transcript_bytes, dropping the oldes
   assert(s.transcriptBytes <= 1000, `bytes ${s.transcriptBytes}`);
   assert(s.transcript.length < 40);
   const recount = s.transcript.reduce(
-    (n, i) => n + (i.kind === "tool" ? 0 : new TextEncoder().encode(i.text).length),
+    (n, i) =>
+      n + (i.kind === "tool" || i.kind === "plan" ? 0 : new TextEncoder().encode(i.text).length),
     0,
   );
   assertEquals(recount, s.transcriptBytes);

@@ -33,6 +33,7 @@ import {
   waitingRefused,
 } from "./waiting.ts";
 import { applyCheckpoints, applyRewound, rewindRefused } from "./rewind.ts";
+import { applyPlan, forgetPlan } from "./plan.ts";
 
 /** The reason the server gives when the config turned checkpoints off. */
 const CHECKPOINTS_OFF_BY_CONFIG = "checkpoints is false in the config";
@@ -244,6 +245,7 @@ export const EVENT_HANDLERS: EventTable = {
     scope: "session",
     apply(state) {
       state.clearing = undefined;
+      forgetPlan(state);
       state.transcript = [];
       state.transcriptBytes = 0;
       // The outbox stays: what is waiting was never shown, and the cleared frame writes it.
@@ -399,6 +401,9 @@ export const EVENT_HANDLERS: EventTable = {
       const i = state.tools.findIndex((t) => t.callId === event.call_id);
       const tool = i === -1 ? undefined : state.tools.splice(i, 1)[0];
       if (state.approval?.callId === event.call_id) state.approval = undefined;
+      phase(turn, "thinking");
+      // The plan it set is in the transcript already (plan.updated came first).
+      if (event.name === "update_plan" && event.success) return NONE;
       finishItem(state, {
         kind: "tool",
         callId: event.call_id,
@@ -409,7 +414,13 @@ export const EVENT_HANDLERS: EventTable = {
         output: event.output,
         truncated: event.truncated,
       });
-      phase(turn, "thinking");
+      return NONE;
+    },
+  },
+  "plan.updated": {
+    scope: "turn",
+    apply(state, event) {
+      applyPlan(state, event.steps);
       return NONE;
     },
   },

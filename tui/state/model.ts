@@ -22,6 +22,7 @@ export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"
 export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
+import type { PlanLine } from "../../protocol/plan_text.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
@@ -43,6 +44,8 @@ export type TranscriptItem =
     truncated: boolean;
   }
   | { kind: "notice"; level: "info" | "warn" | "error"; text: string }
+  /** scv 0.3: the model's plan as it changed (`plan.updated`), as a checklist. */
+  | { kind: "plan"; steps: PlanLine[] }
   /**
    * Reasoning ("thinking") of a provider call: collapsed to its last line once the call moves
    * on, or `full` when the user asked for all of it (Ctrl+O).
@@ -364,6 +367,13 @@ export interface ClientState {
   /** Streamed reasoning (see `reasoning.ts`). */
   reasoning: ReasoningState;
   /**
+   * scv 0.3: the running turn's plan, shown as a checklist above the composer; undefined when
+   * the turn set none (or no turn runs). See `plan.ts`.
+   */
+  plan: PlanLine[] | undefined;
+  /** The checklist text of the plan the transcript shows last, so an unchanged one is not repeated. */
+  planWritten: string | undefined;
+  /**
    * Sessions this connection opened and left for another (/new, /resume): still open on the
    * server, so going back to one is a switch, not a resume. Oldest first, bounded.
    */
@@ -514,6 +524,8 @@ export function createState(options: CreateStateOptions): ClientState {
     images: [],
     readImage: options.readImage,
     reasoning: emptyReasoning(),
+    plan: undefined,
+    planWritten: undefined,
     otherSessions: new Map(),
     focused: true,
     notify: options.notify ?? true,

@@ -17,6 +17,8 @@ import {
 } from "./model.ts";
 import { finishItem, notice } from "./transcript.ts";
 import { splitAttachments } from "./mentions.ts";
+import { applyPlan, forgetPlan } from "./plan.ts";
+import { parsePlanText } from "../../protocol/plan_text.ts";
 
 /** How many recorded sessions the picker asks for. */
 export const PICKER_LIMIT = 100;
@@ -192,6 +194,7 @@ function keepOpen(state: ClientState, s: { info: SessionInfo; lastSeq: number })
 
 /** A new session's screen: an empty transcript (the old one stays in scrollback). */
 function freshScreen(state: ClientState): Effect[] {
+  forgetPlan(state);
   state.transcript = [];
   state.transcriptBytes = 0;
   state.contextTokens = undefined;
@@ -251,7 +254,16 @@ export function applyHistoryItem(state: ClientState, event: ServerEventOf<"histo
         ...(cut ? { note: cut } : {}),
       });
       break;
-    case "tool":
+    case "tool": {
+      // A recorded update_plan shows as the plan it set, as it did live.
+      const plan = event.name === "update_plan" && event.success !== false
+        ? parsePlanText(event.content)
+        : undefined;
+      if (plan) {
+        applyPlan(state, plan);
+        state.plan = undefined; // no turn runs: the transcript alone shows it
+        break;
+      }
       finishItem(state, {
         kind: "tool",
         callId: "",
@@ -263,6 +275,7 @@ export function applyHistoryItem(state: ClientState, event: ServerEventOf<"histo
         truncated: event.truncated === true,
       });
       break;
+    }
   }
 }
 

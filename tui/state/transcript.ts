@@ -14,6 +14,8 @@ export function itemBytes(item: TranscriptItem): number {
     case "tool":
       return encoder.encode(item.summary).length + encoder.encode(item.output).length +
         encoder.encode(item.name).length;
+    case "plan":
+      return item.steps.reduce((n, s) => n + encoder.encode(s.text).length + 4, 0);
     default:
       return encoder.encode(item.text).length;
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import * as ed from "../composer.ts";
+import { endPlan } from "./plan.ts";
 import {
   type ClientState,
   type Effect,
@@ -140,6 +141,7 @@ export function endTurn(
   state.tools = [];
   state.approval = undefined;
   state.turn = undefined;
+  endPlan(state);
   if (state.hint?.startsWith("Cancelling")) state.hint = undefined;
 }
 

@@ -107,3 +107,35 @@ Deno.test("replay drops a result whose call fell outside the bound", () => {
   // tool_call_update c1 and "Done." are the newest two; the update's call was cut, so it goes.
   assertEquals(updates.map((u) => u.sessionUpdate), ["agent_message_chunk"]);
 });
+
+Deno.test("replay shows a recorded update_plan's plan as a plan update after its result", () => {
+  const planned: ChatMessage[] = [
+    { role: "user", content: "plan it" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{
+        id: "p1",
+        type: "function",
+        function: { name: "update_plan", arguments: '{"steps":[]}' },
+      }],
+    },
+    {
+      role: "tool",
+      tool_call_id: "p1",
+      content: "Plan updated (1 of 2 steps done):\n[x] Read\n[ ] Fix",
+    },
+  ];
+  const meta = new Map([["p1", { name: "update_plan", success: true }]]);
+  const { updates } = planReplay(planned, meta, limits);
+  assertEquals(updates.at(-1), {
+    sessionUpdate: "plan",
+    entries: [
+      { content: "Read", priority: "medium", status: "completed" },
+      { content: "Fix", priority: "medium", status: "pending" },
+    ],
+  });
+  // A failed update_plan set no plan.
+  const failed = new Map([["p1", { name: "update_plan", success: false }]]);
+  assert(!planReplay(planned, failed, limits).updates.some((u) => u.sessionUpdate === "plan"));
+});

@@ -222,7 +222,15 @@ Deno.test("every turn event type has an ACP mapping, and one left out does not c
   const m = mapper();
   for (const type of TURN_EVENT_TYPES) {
     // Bodies are irrelevant for the no-update entries; the others need their fields.
-    const event = { type, call_id: "c", name: "bash", arguments: {}, content: "", message: "" };
+    const event = {
+      type,
+      call_id: "c",
+      name: "bash",
+      arguments: {},
+      content: "",
+      message: "",
+      steps: [],
+    };
     assertEquals(
       Array.isArray(m.map({ ...event, output: "", success: true } as MappedEvent)),
       true,
@@ -240,6 +248,22 @@ Deno.test("the mapper forgets the oldest open call past its bound", () => {
   }
   assertEquals(m.call("c0"), undefined);
   assert(m.call("c1024") !== undefined && m.call("c1") !== undefined);
+});
+
+Deno.test("plan.updated is a plan update with one entry per step, done read as completed", () => {
+  assertEquals(
+    mapper().map({
+      type: "plan.updated",
+      steps: [{ text: "Read", status: "done" }, { text: "Fix", status: "in_progress" }],
+    }),
+    [{
+      sessionUpdate: "plan",
+      entries: [
+        { content: "Read", priority: "medium", status: "completed" },
+        { content: "Fix", priority: "medium", status: "in_progress" },
+      ],
+    }],
+  );
 });
 
 Deno.test("a turn notice is an info notice titled with its message", () => {

@@ -4,7 +4,13 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { MAX_QUEUED_PER_SESSION, MAX_STEERS_PER_TURN } from "../../../protocol/constants.ts";
-import { Inbox, type Waiting } from "../../../server/core/inbox.ts";
+import {
+  Inbox,
+  MAX_WAITING_IMAGE_BYTES,
+  MAX_WAITING_IMAGES,
+  type Waiting,
+} from "../../../server/core/inbox.ts";
+import type { ImagePart } from "../../../server/images/image_part.ts";
 
 /** An inbox whose observer writes down every call. */
 function observed() {
@@ -130,4 +136,74 @@ Deno.test("what a crashed run left waiting is settled when the next turn opens",
   inbox.openTurn("t");
   assertEquals(inbox.recovered, []);
   assertEquals(log, ["settled old"]);
+});
+
+/** A checked-looking image part whose base64 is `size` characters. */
+function image(name: string, size = 8): ImagePart {
+  return {
+    type: "image",
+    media_type: "image/png",
+    data: "A".repeat(size),
+    name,
+    bytes: size,
+    width: 1,
+    height: 1,
+  };
+}
+
+Deno.test("the inbox holds at most 32 waiting images, steers and queue together", () => {
+  assertEquals(MAX_WAITING_IMAGES, 32);
+  const inbox = new Inbox();
+  inbox.openTurn("t");
+  const eight = Array.from({ length: 8 }, (_, i) => image(`i${i}.png`));
+  assert(inbox.steer("t", "s1", "p", eight).ok);
+  assert(inbox.enqueue("q1", "p", eight).ok);
+  assert(inbox.enqueue("q2", "p", eight).ok);
+  assert(inbox.enqueue("q3", "p", eight.slice(0, 7)).ok);
+  // 31 wait: one more fits, two more do not.
+  const over = inbox.enqueue("q4", "p", eight.slice(0, 2));
+  assert(!over.ok);
+  assertEquals(
+    over.message,
+    "33 images would wait in this session, over the limit of 32; wait for the prompts and " +
+      "steers that wait to start, or send fewer images",
+  );
+  assert(!inbox.steer("t", "s2", "p", eight.slice(0, 2)).ok);
+  // A prompt without images is not held back by them.
+  assert(inbox.enqueue("q5", "text only").ok);
+  assert(inbox.enqueue("q4", "p", eight.slice(0, 1)).ok);
+  // Once a steer entered, its images no longer count.
+  inbox.takeSteers("t");
+  assert(inbox.enqueue("q6", "p", eight).ok);
+});
+
+Deno.test("the inbox holds at most 32 MiB of waiting image base64", () => {
+  assertEquals(MAX_WAITING_IMAGE_BYTES, 32 * 1024 * 1024);
+  const inbox = new Inbox();
+  const quarter = image("big.png", MAX_WAITING_IMAGE_BYTES / 4);
+  for (let i = 0; i < 4; i++) assert(inbox.enqueue(`q${i}`, "p", [quarter]).ok);
+  // Exactly at the bound; one byte more is refused.
+  const over = inbox.enqueue("q4", "p", [image("one.png", 1)]);
+  assert(!over.ok);
+  assert(over.message.includes(`${MAX_WAITING_IMAGE_BYTES + 1} bytes as base64`), over.message);
+  assertEquals(inbox.queued.length, 4);
+  // Dequeued, a prompt's images make room again.
+  inbox.dequeue("q0");
+  assert(inbox.enqueue("q4", "p", [image("one.png", 1)]).ok);
+});
+
+Deno.test("the observer is told the names of a waiting entry's images, never their bytes", () => {
+  const { inbox } = observed();
+  const seen: Waiting[] = [];
+  inbox.observer = { waiting: (w) => (seen.push(w), Promise.resolve()), settled: () => {} };
+  inbox.openTurn("t");
+  inbox.steer("t", "s", "see", [image("a.png"), image("b.png")]);
+  inbox.enqueue("q", "then", [image("c.png")]);
+  inbox.enqueue("r", "plain");
+  assertEquals(seen, [
+    { requestId: "s", prompt: "see", kind: "steer", images: ["a.png", "b.png"] },
+    { requestId: "q", prompt: "then", kind: "queue", images: ["c.png"] },
+    { requestId: "r", prompt: "plain", kind: "queue" },
+  ]);
+  assertEquals(inbox.waiting, seen);
 });

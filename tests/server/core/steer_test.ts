@@ -7,6 +7,8 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import type { TurnEvent } from "../../../protocol/turn_events.ts";
 import { Session } from "../../../server/core/session.ts";
+import { checkImage } from "../../../server/images/attachments.ts";
+import { makePng } from "../../support/images.ts";
 import type { ProviderEvent, ProviderRequest } from "../../../server/provider/types.ts";
 import {
   answer,
@@ -230,4 +232,35 @@ Deno.test("steers sent during one tool call all enter at the next safe point, in
     { role: "user", content: "first" },
     { role: "user", content: "second" },
   ]);
+});
+
+Deno.test("a steer's images enter with its text, and user.steered names them", async () => {
+  const png = makePng({ width: 3, height: 2, seed: 7 });
+  const part = checkImage(png, { name: "shot.png", claimed: "image/png", maxImageBytes: 4096 });
+  assert(typeof part !== "string", String(part));
+  const session = new Session("/workspace");
+  const { seen, sink } = turnIdOf();
+  const tool = scriptedTool("echo", {
+    run: () => {
+      const accepted = session.inbox.steer(seen.id, "s1", "look at this", [part]);
+      assert(accepted.ok, accepted.ok ? "" : accepted.message);
+      return Promise.resolve({ success: true, output: "echoed", truncated: false });
+    },
+  });
+  const { end, events, requests } = await runScripted({
+    session,
+    sink,
+    tools: [tool],
+    steps: [callTools([call("c1", "echo")]), answer("a red square")],
+  });
+  assertEquals(end.type, "turn.completed");
+  const steered = only(events, "user.steered");
+  assertEquals([steered.content, steered.images], ["look at this", ["shot.png"]]);
+  // The next request's last message is the steer, carrying the image byte for byte.
+  const last = requests[1]!.at(-1)!;
+  assert(last.role === "user" && last.images?.length === 1, JSON.stringify(last));
+  assertEquals(last.content, "look at this");
+  assertEquals(Uint8Array.fromBase64(last.images[0]!.data), png);
+  // The first request did not carry it.
+  assert(!requests[0]!.some((m) => m.role === "user" && m.images?.length));
 });
