@@ -87,6 +87,7 @@ export type { ResponseLimits } from "./server/provider/limits.ts";
 export type { ConfigSources, ProviderKind, SandboxMode } from "./server/config.ts";
 export type { SandboxLimits } from "./server/sandbox_limits.ts";
 export type { BashOptions } from "./server/tools/bash.ts";
+export type { WebFetchConfig } from "./server/tools/web_fetch.ts";
 export type {
   McpHttpServerConfig,
   McpServerCommon,

@@ -74,7 +74,7 @@ export const MAX_SESSION_LIST_LIMIT = 1000;
 export const DEFAULT_SESSION_LIST_LIMIT = 50;
 
 /** Risk classes a tool call is announced with in `approval.requested`. */
-export const RISKS = ["read", "write", "process"] as const;
+export const RISKS = ["read", "write", "process", "network"] as const;
 /** One risk class. */
 export type Risk = typeof RISKS[number];
 

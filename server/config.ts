@@ -170,6 +170,12 @@ export interface Config {
   hooks: Readonly<HooksConfig>;
   /** scv 0.3: the TUI notifies (OSC 9 or BEL) when a turn ends or an approval waits unfocused. */
   notify: boolean;
+  /** scv 0.3: the hosts web_fetch may fetch (`"*"`: any public host); docs/web_fetch.md. */
+  web_fetch_allow: readonly string[];
+  /** scv 0.3: the time one web_fetch call may take, redirects and body included. */
+  web_fetch_timeout_ms: number;
+  /** scv 0.3: the most body bytes one web_fetch call may read (the cap on `max_bytes`). */
+  web_fetch_max_bytes: number;
 }
 
 /** The built-in defaults of CONTRACT.md. */
@@ -237,6 +243,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   pricing: Object.freeze({}),
   hooks: Object.freeze({}),
   notify: true,
+  web_fetch_allow: Object.freeze(["*"]),
+  web_fetch_timeout_ms: 30000,
+  web_fetch_max_bytes: 10485760,
 });
 
 /** A rule for one config key: what a valid value is, and how an invalid one is described. */
@@ -412,6 +421,13 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
     normalize: validateHooks,
   },
   notify: { expected: "must be true or false", valid: (v) => typeof v === "boolean" },
+  web_fetch_allow: listOf(
+    '"*" (any public host) or host patterns ("docs.deno.com", "*.github.com:443", "127.0.0.1", ' +
+      '"[::1]:8080")',
+    (p) => p === "*" || HOST_PATTERN.test(p),
+  ),
+  web_fetch_timeout_ms: positiveMs,
+  web_fetch_max_bytes: positiveInt,
 });
 
 /** A configuration that cannot be loaded; the message names the source and the key. */

@@ -265,7 +265,7 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  const { load: loadDeps, mcp } = runtimeLoader({
+  const { load: loadDeps, mcp, sandbox } = runtimeLoader({
     config,
     provider: options.provider,
     tools: options.tools,
@@ -296,5 +296,6 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   // EOF (or a broken output): every turn is cancelled, and the agent ends within the grace.
   // The MCP servers stop meanwhile: a turn cut off in a call to one ends cancelled anyway.
   await Promise.all([state.sessions.closeAll(ACP_GRACE_MS), mcp?.close()]);
+  await sandbox.then((s) => s.close()).catch(() => {});
   return 0;
 }

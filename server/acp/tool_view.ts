@@ -15,6 +15,7 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   edit_file: "edit",
   glob: "search",
   grep: "search",
+  web_fetch: "fetch",
   // It only shows the plan (sent again as a `plan` update).
   update_plan: "think",
 };

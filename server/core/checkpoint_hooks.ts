@@ -43,7 +43,8 @@ export async function checkpointBeforeCall(
   notices?: boolean,
 ): Promise<void> {
   const cp = turn.session.checkpoints;
-  if (!cp || risk === "read") return;
+  // A network call (web_fetch) changes no file either.
+  if (!cp || risk === "read" || risk === "network") return;
   let said: string[];
   try {
     said = await cp.beforeChange(turn.id, signal);

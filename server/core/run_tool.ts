@@ -36,6 +36,8 @@ export interface ToolRunOptions {
   secretEnv: readonly string[];
   /** The largest image the tool may give; omitted: the provider takes none. */
   maxImageBytes?: number;
+  /** The session the call belongs to. */
+  sessionId?: string;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function runTool(
         limits,
         secretEnv: options.secretEnv,
         ...(options.maxImageBytes === undefined ? {} : { maxImageBytes: options.maxImageBytes }),
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       }),
       abandoned.promise,
     ]);

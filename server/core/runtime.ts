@@ -161,6 +161,10 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
       const tools = options.tools ?? new ToolRegistry(builtinTools({
         sandbox: await sandbox,
         passthrough: config.shell_env_passthrough,
+      }, {
+        allow: config.web_fetch_allow,
+        timeoutMs: config.web_fetch_timeout_ms,
+        maxBytes: config.web_fetch_max_bytes,
       }));
       return {
         config,

@@ -31,7 +31,7 @@ const DENIED_RESULT =
   "The user denied this tool call. Do not retry it unchanged; ask the user or try another approach.";
 
 /** Risks in increasing order, to tell when a call's risk grew after it was announced. */
-const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, process: 2 };
+const RISK_RANK: Readonly<Record<Risk, number>> = { read: 0, network: 1, write: 1, process: 2 };
 
 /**
  * Bytes of `approval.requested` besides the request's fields and `request_id`: the type, the
@@ -281,6 +281,7 @@ export async function runToolCall(
     signal,
     limits,
     secretEnv: deps.secretEnv,
+    sessionId: turn.session.id,
     ...images,
   });
   if (!result.success || signal.aborted) return await complete(result);

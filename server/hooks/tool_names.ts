@@ -11,6 +11,7 @@
  * | `edit_file`  | `Edit`   | `file_path`, `old_string`, `new_string`, `replace_all`    |
  * | `glob`       | `Glob`   | `pattern`                                                 |
  * | `grep`       | `Grep`   | `pattern`, `path` (absolute, when given), `glob`          |
+ * | `web_fetch`  | `WebFetch` | `url`, `max_bytes` (when given)                         |
  *
  * Any other tool (MCP tools, `mcp__server__tool`) keeps its name and its arguments.
  *
@@ -31,6 +32,7 @@ const NAMES: Readonly<Record<string, string>> = {
   edit_file: "Edit",
   glob: "Glob",
   grep: "Grep",
+  web_fetch: "WebFetch",
 };
 
 /**
@@ -96,6 +98,8 @@ export function hookToolCall(name: string, args: unknown, cwd: string): HookTool
         tool_name,
         tool_input: pick([["pattern", a.pattern], ["path", path(a.path)], ["glob", a.glob]]),
       };
+    case "web_fetch":
+      return { tool_name, tool_input: pick([["url", a.url], ["max_bytes", a.max_bytes]]) };
     default:
       return { tool_name, tool_input: a };
   }

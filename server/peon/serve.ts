@@ -98,6 +98,9 @@ export function serve(options: ServeOptions): Promise<number> {
     sessions,
     checkpoints: () => checkpointsState(config, env),
   });
-  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers.
-  return connection.run().finally(() => mcp?.close());
+  // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers, and
+  // the sandbox's proxies and the cgroups its killed calls left.
+  return connection.run().finally(() =>
+    Promise.all([mcp?.close(), sandbox.then((s) => s.close()).catch(() => {})])
+  );
 }

@@ -8,7 +8,7 @@
  */
 import { AnthropicAccumulator } from "./anthropic_accumulator.ts";
 import { anthropicBody } from "./anthropic_request.ts";
-import { ANTHROPIC_IMAGE_LIMITS, checkImageLimits } from "./image_content.ts";
+import { ANTHROPIC_IMAGE_LIMITS, checkImageLimits, fitImages } from "./image_content.ts";
 import { callError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { Redactor } from "./redact.ts";
@@ -53,8 +53,10 @@ export class AnthropicProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     const { signal } = request;
     try {
-      checkImageLimits(request.messages, ANTHROPIC_IMAGE_LIMITS);
-      const body = JSON.stringify(anthropicBody(request.model, request.messages, request.tools));
+      // A PNG or JPEG over the API's pixel limit goes out scaled down to fit.
+      const messages = await fitImages(request.messages, ANTHROPIC_IMAGE_LIMITS);
+      checkImageLimits(messages, ANTHROPIC_IMAGE_LIMITS);
+      const body = JSON.stringify(anthropicBody(request.model, messages, request.tools));
       const res = await this.#http.open(body, signal);
       const acc = new AnthropicAccumulator(this.#o.limits ?? DEFAULT_RESPONSE_LIMITS);
       const events = yield* typedEvents(this.#http, res, signal, acc, "message_stop");

@@ -10,8 +10,9 @@
  *   `image_url` content parts and `input_image` items with a `data:` URL; at most 50 MB of
  *   images a request (counted as the data URLs' length), no pixel limit (the API scales).
  *
- * An image past a pixel limit is refused, not scaled: no maintained pure-JS or wasm codec covers
- * all four formats at a start-up cost this project would take on every image (see docs/images.md).
+ * A PNG or JPEG past a pixel limit is scaled down to fit by {@link fitImages} (server/images/
+ * scale.ts, loaded only then) before the check; a GIF or WebP past it is refused with a clear
+ * error (see docs/images.md).
  *
  * @module
  */
@@ -63,6 +64,60 @@ export function historyImages(history: readonly ChatMessage[]): ImagePart[] {
   return out;
 }
 
+/** The longest side `limits` allow for a request of `count` images; undefined: none. */
+function maxSideFor(limits: ImageLimits, count: number): number | undefined {
+  const many = limits.manyImages !== undefined && count > limits.manyImages.over;
+  return many ? limits.manyImages!.maxSide : limits.maxSide;
+}
+
+/** Scaled copies already made, by the image they came from and the side they fit. */
+const scaled = new WeakMap<ImagePart, Map<number, ImagePart>>();
+
+/**
+ * `history` with each PNG or JPEG image longer than `limits` allow a side replaced by a copy
+ * scaled down to fit (each made once per image and side, kept while the image is); the
+ * canonical history keeps the original. Throws a `provider_error` {@link ProviderError} naming
+ * an image that cannot be scaled (a GIF or WebP, or data that cannot be decoded). A history
+ * with nothing to scale is returned as it is, and the codecs are never loaded for it.
+ */
+export async function fitImages(
+  history: readonly ChatMessage[],
+  limits: ImageLimits,
+): Promise<readonly ChatMessage[]> {
+  const images = historyImages(history);
+  const maxSide = maxSideFor(limits, images.length);
+  if (maxSide === undefined || images.every((i) => Math.max(i.width, i.height) <= maxSide)) {
+    return history;
+  }
+  const { scaleToFit } = await import("../images/scale.ts");
+  const fit = async (image: ImagePart): Promise<ImagePart> => {
+    if (Math.max(image.width, image.height) <= maxSide) return image;
+    const known = scaled.get(image)?.get(maxSide);
+    if (known) return known;
+    const got = await scaleToFit(image, maxSide);
+    if (typeof got === "string") {
+      throw new ProviderError(
+        "provider_error",
+        `Cannot send the request's images: "${image.name}" is ${image.width}x${image.height} ` +
+          `px, over the ${maxSide} px a side ${limits.api} takes, and ${got}; scale it down ` +
+          `and attach it again`,
+      );
+    }
+    if (!scaled.has(image)) scaled.set(image, new Map());
+    scaled.get(image)!.set(maxSide, got);
+    return got;
+  };
+  const out: ChatMessage[] = [];
+  for (const m of history) {
+    if ((m.role === "user" || m.role === "tool") && m.images?.length) {
+      const images: ImagePart[] = [];
+      for (const image of m.images) images.push(await fit(image));
+      out.push({ ...m, images });
+    } else out.push(m);
+  }
+  return out;
+}
+
 /**
  * Throws a `provider_error` {@link ProviderError} naming the first image of `history` that
  * `limits` refuse, before any byte is sent.
@@ -91,7 +146,7 @@ export function checkImageLimits(history: readonly ChatMessage[], limits: ImageL
     refuse(`${images.length} images, ${limits.api} takes at most ${limits.maxImages} a request`);
   }
   const many = limits.manyImages !== undefined && images.length > limits.manyImages.over;
-  const maxSide = many ? limits.manyImages!.maxSide : limits.maxSide;
+  const maxSide = maxSideFor(limits, images.length);
   let total = 0;
   for (const image of images) {
     const side = Math.max(image.width, image.height);

@@ -107,17 +107,23 @@ export function limitHint(
 
 /**
  * The shell script that bounds a call's processes with a `pids` cgroup: it makes
- * `scv-<scv's pid>-<id>` under cgroup v1's `pids` hierarchy (or v2's root), writes `pids.max`,
- * joins it, runs the sandbox (`$3...`) as its child, then leaves the cgroup and removes it. It
- * runs as a shell because Deno 2.9 lets only `--allow-all` touch `/sys`. Where no cgroup can be
- * made it just becomes the sandbox. A call killed outright leaves an empty cgroup, which the next
- * call of the same scv removes. With `$2` = `probe` it says `pids-cgroup` when it could join.
+ * `scv-<owner>-<id>` (`owner` is scv's pid) under cgroup v1's `pids` hierarchy (or v2's root),
+ * writes `pids.max`, joins it, runs the sandbox (`$4...`) as its child, then leaves the cgroup
+ * and removes it. It runs as a shell because Deno 2.9 lets only `--allow-all` touch `/sys`.
+ * Where no cgroup can be made it just becomes the sandbox. A call killed outright leaves its
+ * empty cgroup to {@link CGROUP_CLEANUP}, which scv runs when the call ends and when it closes;
+ * the cgroups of an scv that no longer runs (killed with SIGKILL) are removed by the next
+ * launch of any scv. With `$2` = `probe` it says `pids-cgroup` when it could join.
  */
 export const PIDS_LAUNCHER = String.raw`
-max=$1 id=$2; shift 2
+max=$1 id=$2 owner=$3; shift 3
 base=/sys/fs/cgroup/pids; [ -f "$base/cgroup.procs" ] || base=/sys/fs/cgroup
-for d in "$base"/scv-$PPID-*; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
-cg="$base/scv-$PPID-$id"
+for d in "$base"/scv-[0-9]*-*; do
+  [ -d "$d" ] || continue; p=$(basename "$d" | cut -d- -f2)
+  # Kept while its scv runs (kill -0, or /proc for another user's); removed once it is gone.
+  kill -0 "$p" 2>/dev/null || [ "$(cat /proc/$p/comm 2>/dev/null)" != "" ] || rmdir "$d" 2>/dev/null
+done
+cg="$base/scv-$owner-$id"
 if mkdir "$cg" 2>/dev/null && [ -f "$cg/pids.max" ] && echo "$max" > "$cg/pids.max" &&
   echo $$ > "$cg/cgroup.procs"; then
   if [ "$id" = probe ]; then echo pids-cgroup; rc=0; else "$@"; rc=$?; fi
@@ -131,17 +137,75 @@ exec "$@"
 `;
 
 /**
+ * The shell script that removes the cgroups {@link PIDS_LAUNCHER} made for scv `$1`: those of
+ * the call ids after it, or with none, every one of that scv. A cgroup whose processes are still
+ * being reaped is tried again for at most a second; one still busy then is left (it is empty
+ * once they are gone, and the next launch after this scv ended removes it).
+ */
+export const CGROUP_CLEANUP = String.raw`
+owner=$1; shift
+base=/sys/fs/cgroup/pids; [ -f "$base/cgroup.procs" ] || base=/sys/fs/cgroup
+if [ $# -eq 0 ]; then set -- "$base"/scv-"$owner"-*; else
+  for id; do set -- "$@" "$base/scv-$owner-$id"; shift; done
+fi
+for cg; do
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    [ -d "$cg" ] || break; rmdir "$cg" 2>/dev/null && break; sleep 0.05
+  done
+done
+exit 0
+`;
+
+/**
+ * Runs `bash -c "$@"` killed with its parent (scv): through `setpriv --pdeathsig` where it is
+ * installed, so that a launcher whose scv died (SIGKILL) takes its sandbox with it (bwrap's
+ * `--die-with-parent` then ends every process of the call).
+ */
+const WITH_PARENT =
+  'command -v setpriv >/dev/null 2>&1 && exec setpriv --pdeathsig KILL -- bash -c "$@"; ' +
+  'exec bash -c "$@"';
+
+/**
+ * Runs a script as {@link pidsLauncher} does: in bash, or in a pass-through bwrap; `withParent`:
+ * it dies with scv.
+ */
+function shellLine(script: string, args: readonly string[], bash: boolean, withParent: boolean) {
+  const line = ["-c", script, "scv-limits", ...args];
+  if (bash) {
+    return withParent
+      ? { command: "bash", args: ["-c", WITH_PARENT, "scv-limits", script, "scv-limits", ...args] }
+      : { command: "bash", args: line };
+  }
+  return {
+    command: "bwrap",
+    args: [
+      "--bind",
+      "/",
+      "/",
+      "--dev-bind",
+      "/dev",
+      "/dev",
+      ...(withParent ? ["--die-with-parent"] : []),
+      "--",
+      "/bin/sh",
+      ...line,
+    ],
+  };
+}
+
+/**
  * The command line that runs `argv` (the sandbox's) through {@link PIDS_LAUNCHER} with at most
- * `max` processes: in `bash` where scv may run it, else in a pass-through bwrap (the host's whole
- * file system, /dev and /sys, no namespace but its mount one) under `--allow-run=bwrap` alone.
+ * `max` processes, in cgroup `scv-<owner>-<id>`: in `bash` where scv may run it, else in a
+ * pass-through bwrap (the host's whole file system, /dev and /sys, no namespace but its mount
+ * one) under `--allow-run=bwrap` alone; either way killed when scv dies.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { pidsLauncher } from "./limits.ts";
- * const l = pidsLauncher(64, "1", ["bwrap", "--", "true"], true);
+ * const l = pidsLauncher(64, "1", ["bwrap", "--", "true"], true, 4242);
  * assert.equal(l.command, "bash");
- * assert.deepEqual(l.args.slice(-5), ["64", "1", "bwrap", "--", "true"]);
+ * assert.deepEqual(l.args.slice(-6), ["64", "1", "4242", "bwrap", "--", "true"]);
  * ```
  */
 export function pidsLauncher(
@@ -149,10 +213,26 @@ export function pidsLauncher(
   id: string,
   argv: readonly string[],
   bash: boolean,
+  owner: number = Deno.pid,
 ): { command: string; args: string[] } {
-  const script = ["-c", PIDS_LAUNCHER, "scv-limits", String(max), id, ...argv];
-  return bash ? { command: "bash", args: script } : {
-    command: "bwrap",
-    args: ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--", "/bin/sh", ...script],
-  };
+  return shellLine(PIDS_LAUNCHER, [String(max), id, String(owner), ...argv], bash, true);
+}
+
+/**
+ * The command line of {@link CGROUP_CLEANUP} for scv `owner`'s calls `ids` (none: all of them),
+ * run the way {@link pidsLauncher} runs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cgroupCleanup } from "./limits.ts";
+ * assert.deepEqual(cgroupCleanup(["3"], true, 4242).args.slice(-2), ["4242", "3"]);
+ * ```
+ */
+export function cgroupCleanup(
+  ids: readonly string[],
+  bash: boolean,
+  owner: number = Deno.pid,
+): { command: string; args: string[] } {
+  return shellLine(CGROUP_CLEANUP, [String(owner), ...ids], bash, false);
 }

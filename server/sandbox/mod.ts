@@ -22,7 +22,7 @@ import {
 import { probeOnce } from "./probe.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
-import { pidsLauncher } from "./limits.ts";
+import { cgroupCleanup, pidsLauncher } from "./limits.ts";
 import { type Refusal, SandboxProxy } from "./net/proxy.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
@@ -39,6 +39,12 @@ export type PreparedCommand =
     command: string;
     args: string[];
     spec: SandboxSpec;
+    /**
+     * Called once the call ended: after a call that was `killed` (or whose launcher was), it
+     * removes what the launcher then leaves behind (its pids cgroup), bounded in time, never
+     * failing. Absent: nothing to remove.
+     */
+    cleanup?: (killed: boolean) => Promise<void>;
   }
   | { kind: "direct" }
   | { kind: "refused"; message: string };
@@ -62,7 +68,7 @@ export interface Sandbox {
   refusedSince(at: number): Refusal[];
   /** Why sandboxed commands get no proxy for `sandbox_network`'s hosts, once it was tried. */
   proxyProblem(): Promise<string | undefined>;
-  /** Closes the proxy, if one was started. */
+  /** Closes the proxy, if one was started, and removes the cgroups of killed calls. */
   close(): Promise<void>;
   /**
    * The command line of an MCP stdio server in a `workspace-write` sandbox of `cwd` with its own
@@ -133,6 +139,9 @@ function sandboxLookup(backend: SandboxBackend): LookupUnreadable {
     return found;
   };
 }
+
+/** How long removing the cgroups of killed calls may take (it retries while they empty). */
+const CLEANUP_MS = 3_000;
 
 /** Options of {@link openSandbox}, injectable for tests. */
 export interface OpenSandboxOptions {
@@ -216,6 +225,26 @@ export async function openSandbox(
         return false;
       }
     })();
+  // The pids cgroups made, by call id, until the call's cleanup ran.
+  const cgroups = new Set<string>();
+  /** Runs the cgroup cleanup for `ids` (all of this scv's when empty), at most 3 s. */
+  const removeCgroups = async (ids: readonly string[]) => {
+    const { command, args } = cgroupCleanup(ids, canRunDirect());
+    try {
+      await new Deno.Command(command, {
+        args,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+        clearEnv: true,
+        env: { PATH: scvPath() },
+        signal: AbortSignal.timeout(CLEANUP_MS),
+      }).output();
+    } catch {
+      // Bounded and best effort: what is left is removed by a later launch once scv ended.
+    }
+    for (const id of ids) cgroups.delete(id);
+  };
   let prlimit: Promise<string | undefined> | undefined;
   // Looked up once, inside: under a scoped --allow-read scv cannot look at /usr/bin itself.
   const findPrlimit = () =>
@@ -262,6 +291,7 @@ export async function openSandbox(
     },
     async close() {
       await Promise.all(started.map((p) => p.close()));
+      if (cgroups.size > 0) await removeCgroups([]);
     },
     async launchServer(server) {
       if (!active) {
@@ -317,11 +347,21 @@ export async function openSandbox(
         }
         // The launcher joins the cgroup before it starts the sandbox, so every process the
         // command starts is counted.
-        const launch = pidsLauncher(limits.processes, String(++calls), [
+        const id = String(++calls);
+        const launch = pidsLauncher(limits.processes, id, [
           inner.command,
           ...inner.args,
         ], canRunDirect());
-        return { kind: "sandboxed", ...launch, spec };
+        cgroups.add(id);
+        return {
+          kind: "sandboxed",
+          ...launch,
+          spec,
+          cleanup: async (killed) => {
+            if (killed) await removeCgroups([id]);
+            else cgroups.delete(id); // the launcher removed it itself
+          },
+        };
       }
       if (settings.mode === "workspace-write" || settings.mode === "read-only") {
         return {

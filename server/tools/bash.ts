@@ -225,6 +225,7 @@ async function run(
   let spec: SandboxSpec | undefined;
   let command = "bash";
   let commandArgs = argv.slice(1);
+  let cleanup: ((killed: boolean) => Promise<void>) | undefined;
   const prepared = options.sandbox
     ? await options.sandbox.prepare(ctx.cwd, argv)
     : { kind: "direct" as const };
@@ -233,6 +234,7 @@ async function run(
     spec = prepared.spec;
     command = prepared.command;
     commandArgs = prepared.args;
+    cleanup = prepared.cleanup;
   } else if (Deno.permissions.querySync({ name: "run", command: "bash" }).state !== "granted") {
     // Asked first, so that a server without --allow-run says so rather than a lesser problem.
     return failed(spawnError(new Deno.errors.NotCapable()));
@@ -307,6 +309,8 @@ async function run(
   // bwrap killed while it was still setting up can leave the namespace's first process without
   // its parent-death signal; it still carries the call's marker, so the marker scan ends it.
   else if (ending !== undefined) await killCall(child.pid, marker, reaper);
+  // A launcher killed with its call leaves its cgroup behind: removed now, not by a later call.
+  await cleanup?.(ending !== undefined || status.signal !== null);
   const grace = delay(PIPE_GRACE_MS);
   const drained = await Promise.race([pumped.then(() => true), grace.done.then(() => false)]);
   grace.cancel();

@@ -10,6 +10,7 @@ import { writeFileTool } from "./write_file.ts";
 import { editFileTool } from "./edit_file.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { createWebFetchTool, type WebFetchConfig } from "./web_fetch.ts";
 import { updatePlanTool } from "./update_plan.ts";
 // The tools' JSON Schemas as z.toJSONSchema derives them, computed ahead: deriving them at the
 // first request cost that request ~10-20 ms (tests/server/tools/builtin_parameters_test.ts
@@ -18,17 +19,17 @@ import PARAMETERS from "./builtin_parameters.json" with { type: "json" };
 
 /**
  * The built-in tools, in the order they are offered to the model; `bash` runs under `bash`
- * (the sandbox and `shell_env_passthrough`).
+ * (the sandbox and `shell_env_passthrough`), `web_fetch` under `web` (`web_fetch_*`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { builtinTools } from "./builtin.ts";
  * assert(builtinTools().map((t) => t.name).join() ===
- *   "bash,read_file,write_file,edit_file,glob,grep,update_plan");
+ *   "bash,read_file,write_file,edit_file,glob,grep,web_fetch,update_plan");
  * ```
  */
-export function builtinTools(bash: BashOptions = {}): AnyTool[] {
+export function builtinTools(bash: BashOptions = {}, web: WebFetchConfig = {}): AnyTool[] {
   const tools: AnyTool[] = [
     createBashTool(bash),
     readFileTool,
@@ -36,6 +37,7 @@ export function builtinTools(bash: BashOptions = {}): AnyTool[] {
     editFileTool,
     globTool,
     grepTool,
+    createWebFetchTool(web),
     updatePlanTool,
   ];
   const table = PARAMETERS as Record<string, Record<string, unknown>>;

@@ -71,6 +71,8 @@ export interface ToolContext {
    * provider takes no images, and a tool says so instead of giving one.
    */
   maxImageBytes?: number;
+  /** scv 0.3: the session the call belongs to, for what a tool keeps per session (web_fetch's cache). */
+  sessionId?: string;
 }
 
 /**

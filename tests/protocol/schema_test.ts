@@ -264,12 +264,13 @@ Deno.test("turn.failed carries exactly the stable turn failure codes", () => {
   assert.ok(!ServerEvent.safeParse({ ...failed, code: "not_initialized" }).success);
 });
 
-Deno.test("approval.requested accepts the three risk classes only", () => {
+Deno.test("approval.requested accepts the four risk classes only", () => {
   const requested = serverExamples.find((e) => e.type === "approval.requested")!;
-  for (const risk of ["read", "write", "process"]) {
+  // scv 0.3 adds `network` (web_fetch).
+  for (const risk of ["read", "write", "process", "network"]) {
     assert.ok(ServerEvent.safeParse({ ...requested, risk }).success, risk);
   }
-  assert.ok(!ServerEvent.safeParse({ ...requested, risk: "network" }).success);
+  assert.ok(!ServerEvent.safeParse({ ...requested, risk: "exec" }).success);
 });
 
 Deno.test("every v1 example frame still parses unchanged with the scv 0.2 schemas", () => {

@@ -99,6 +99,9 @@ Deno.test("defaults are the values of CONTRACT.md", () => {
     pricing: {},
     hooks: {},
     notify: true,
+    web_fetch_allow: ["*"],
+    web_fetch_timeout_ms: 30000,
+    web_fetch_max_bytes: 10485760,
   };
   assert.deepEqual({ ...DEFAULT_CONFIG }, expected);
   assert.deepEqual(loadConfig({}, sources({}, {})), expected);
@@ -211,7 +214,7 @@ Deno.test("every size, count and time must be a positive integer", () => {
   const keys = Object.entries(DEFAULT_CONFIG).filter(([, v]) => typeof v === "number").map((
     [k],
   ) => k);
-  assert.equal(keys.length, 19);
+  assert.equal(keys.length, 21);
   assert.ok(keys.includes("provider_startup_timeout_ms"));
   const bad: Array<[unknown, string]> = [
     [0, "0"],
@@ -661,4 +664,14 @@ Deno.test("notify must be true or false", () => {
     loadConfig({ config: "/x.jsonc" }, sources({}, { "/x.jsonc": '{ "notify": "no" }' }))
   );
   assert.match(e.message, /"notify" must be true or false/);
+});
+
+Deno.test("web_fetch_allow takes * and host patterns, and names a bad entry", () => {
+  const ok = parseConfigText('{ "web_fetch_allow": ["*", "127.0.0.1:8080", "*.deno.com"] }', "f");
+  assert.deepEqual(ok.web_fetch_allow, ["*", "127.0.0.1:8080", "*.deno.com"]);
+  const e = configError(() =>
+    parseConfigText('{ "web_fetch_allow": ["https://deno.com/"] }', "f.jsonc")
+  );
+  assert.match(e.message, /"web_fetch_allow"/);
+  assert.match(e.message, /host patterns/);
 });

@@ -16,6 +16,7 @@ import {
   toolMatches,
 } from "./rule.ts";
 import type { ShellParse, ShellWord } from "./shell_commands.ts";
+import { hostPatternCovers } from "../../tools/web/policy.ts";
 
 /** The call being decided. */
 export interface RuleCall {
@@ -47,6 +48,13 @@ export function pathArgument(args: unknown): string | undefined {
   if (typeof args !== "object" || args === null) return undefined;
   const path = (args as Record<string, unknown>).path;
   return typeof path === "string" ? path : undefined;
+}
+
+/** The `url` argument of a call (web_fetch), when it has one. */
+export function urlArgument(args: unknown): string | undefined {
+  if (typeof args !== "object" || args === null) return undefined;
+  const url = (args as Record<string, unknown>).url;
+  return typeof url === "string" ? url : undefined;
 }
 
 /** The `command` argument of a bash call. */
@@ -81,8 +89,10 @@ function coversCall(
   rule: Rule,
   tool: string,
   paths: { relative: string; absolute: string } | undefined,
+  url: string | undefined,
 ): boolean {
   if (!toolMatches(rule.tool, tool) || rule.prefix !== undefined) return false;
+  if (rule.host !== undefined) return url !== undefined && hostPatternCovers(rule.host, url);
   if (rule.path === undefined) return true;
   return paths !== undefined && pathCovered(rule.path, paths);
 }
@@ -93,7 +103,7 @@ function coversCall(
  */
 function overrides(user: Rule, builtin: Rule): boolean {
   if (builtin.prefix) return (user.prefix?.length ?? 0) >= builtin.prefix.length;
-  return user.path !== undefined;
+  return user.path !== undefined || user.host !== undefined;
 }
 
 /** The strictest of the rules; on a tie the first (user, then workspace, then built-in). */
@@ -172,7 +182,8 @@ export function decide(rules: readonly Rule[], call: RuleCall): RuleVerdict {
   } else {
     const path = pathArgument(call.args);
     const paths = path === undefined ? undefined : rulePaths(call.cwd, path);
-    const rule = decideAmong(rules, (r) => coversCall(r, call.tool, paths));
+    const url = urlArgument(call.args);
+    const rule = decideAmong(rules, (r) => coversCall(r, call.tool, paths, url));
     verdicts = rule ? [rule] : [];
     complete = rule !== undefined;
   }

@@ -10,6 +10,7 @@ import { parseJsonc } from "../../jsonc.ts";
 import { BUILTIN_RULES } from "./builtin.ts";
 import { parseRule, pathGlob, type Rule, RuleFileError } from "./rule.ts";
 import { posix } from "node:path";
+import { hostPatternCovers } from "../../tools/web/policy.ts";
 import { parseShell } from "./shell_commands.ts";
 import { decide } from "./decide.ts";
 
@@ -75,8 +76,12 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Whether a rule covers an example: a command line for bash, a path for other tools. */
+/**
+ * Whether a rule covers an example: a command line for bash, a URL for a web_fetch host rule, a
+ * path for other tools.
+ */
 async function covers(rule: Rule, example: string): Promise<boolean> {
+  if (rule.host !== undefined) return hostPatternCovers(rule.host, example);
   if (rule.tool !== "bash") {
     // A path example, relative to the workspace (or absolute, for an absolute glob).
     if (rule.path === undefined) return true;

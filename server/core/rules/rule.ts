@@ -7,6 +7,7 @@
  */
 import { type GlobMatcher, globMatcher } from "../../tools/glob_pattern.ts";
 import { baseName, type ShellWord } from "./shell_commands.ts";
+import { HOST_PATTERN } from "../../host_pattern.ts";
 
 /** What a rule decides, weakest first. */
 export type RuleDecision = "allow" | "ask" | "deny";
@@ -31,6 +32,8 @@ export interface Rule {
   prefix?: readonly string[];
   /** Other tools only: a glob of the `path` argument, relative to the workspace (or absolute). */
   path?: string;
+  /** `web_fetch` only: a host pattern the `url` argument's host must match (`*.deno.com`). */
+  host?: string;
   /** The decision for a call it covers. */
   decision: RuleDecision;
   /** Why: shown to the model when the rule denies, and to the user when it asks. */
@@ -65,7 +68,16 @@ export const MAX_RULE_TEXT = 4096;
 /** Most words in a prefix, examples in `match`/`not_match`. */
 export const MAX_RULE_ITEMS = 64;
 
-const KEYS = new Set(["tool", "prefix", "path", "decision", "justification", "match", "not_match"]);
+const KEYS = new Set([
+  "tool",
+  "prefix",
+  "path",
+  "host",
+  "decision",
+  "justification",
+  "match",
+  "not_match",
+]);
 
 /** A rule as a rules file writes it, with its examples. */
 export interface FileRule {
@@ -139,6 +151,18 @@ export function parseRule(
       fail(`"path" is not a glob: ${(e as Error).message}`);
     }
   }
+  if (v.host !== undefined) {
+    if (tool !== "web_fetch") fail(`"host" is for web_fetch rules`);
+    if (v.path !== undefined) fail(`a rule has "host" or "path", not both`);
+    const host = text(v.host, "host", fail);
+    if (!HOST_PATTERN.test(host)) {
+      fail(
+        `"host" must be a host name, "*.domain", an IPv4 address or [IPv6], with an optional ` +
+          `:PORT, got ${JSON.stringify(host)}`,
+      );
+    }
+    rule.host = host;
+  }
   if (v.justification !== undefined) {
     rule.justification = text(v.justification, "justification", fail);
   }
@@ -196,5 +220,6 @@ export function describeRule(rule: Rule): string {
   if (rule.exact?.args !== undefined) return `${rule.tool} with these exact arguments`;
   if (rule.prefix) return `bash ${rule.prefix.join(" ")}`;
   if (rule.path !== undefined) return `${rule.tool} on ${rule.path}`;
+  if (rule.host !== undefined) return `${rule.tool} on host ${rule.host}`;
   return rule.tool === "bash" ? "bash (every command)" : rule.tool;
 }

@@ -3,7 +3,8 @@
  * Chat Completions `image_url` data URLs, Anthropic `image` blocks, Responses `input_image`;
  * byte for byte on the first request and again after a tool call; a model that refuses images
  * fails the turn with the provider's message after one request (never retried without them);
- * an image past an API's pixel limit is refused before anything is sent.
+ * a PNG or JPEG past an API's pixel limit goes out scaled down, and a corrupt one fails the turn
+ * before anything is sent.
  */
 import assert from "node:assert/strict";
 
@@ -17,9 +18,13 @@ import {
 } from "../../support/mock_openai.ts";
 import { type Ev, withServer } from "../../support/server_process.ts";
 import { makePng } from "../../support/images.ts";
+import { imageSize } from "../../../server/images/format.ts";
+import jpegModule from "jpeg-js";
 import { ANTHROPIC, RESPONSES } from "../provider/api_dialects.ts";
 
 type Item = Record<string, unknown>;
+
+const jpegJs = (jpegModule as unknown as { default?: typeof jpegModule }).default ?? jpegModule;
 
 interface Api {
   name: string;
@@ -199,21 +204,38 @@ Deno.test("Ollama's refusal of images fails the turn with its message", async ()
   });
 });
 
-Deno.test("an image wider than 8000 px is refused before anything is sent to Anthropic", async () => {
+Deno.test("a PNG and a JPEG wider than 8000 px go to Anthropic scaled down to 8000 px", async () => {
+  const wide = makePng({ width: 8001, height: 3, seed: 5 });
+  const raw = { width: 9000, height: 4, data: new Uint8Array(9000 * 4 * 4).fill(128) };
+  const jpeg = new Uint8Array(jpegJs.encode(raw, 90).data);
+  await withApi(APIS[1]!, () => APIS[1]!.text("small enough"), async ({ mock, turn }) => {
+    const { done } = await turn("Look", [
+      { type: "image", media_type: "image/png", data: wide.toBase64(), name: "wide.png" },
+      { type: "image", media_type: "image/jpeg", data: jpeg.toBase64(), name: "wide.jpg" },
+    ]);
+    assert.equal(done.type, "turn.completed", JSON.stringify(done));
+    assert.equal(mock.requests.length, 1);
+    const blocks = (APIS[1]!.firstUser(mock.requests[0]!.body).content as Item[])
+      .filter((c) => c.type === "image")
+      .map((c) => c.source as { media_type: "image/png" | "image/jpeg"; data: string });
+    assert.deepEqual(blocks.map((b) => b.media_type), ["image/png", "image/jpeg"]);
+    const sizes = blocks.map((b) => imageSize(Uint8Array.fromBase64(b.data), b.media_type));
+    assert.deepEqual(sizes, [{ width: 8000, height: 3 }, { width: 8000, height: 4 }]);
+  });
+});
+
+Deno.test("a corrupt PNG wider than 8000 px fails the turn clearly before anything is sent", async () => {
+  const bad = makePng({ width: 8001, height: 2 });
+  for (let i = 41; i < bad.length - 20; i++) bad[i] = 0x5a;
   await withApi(APIS[1]!, () => APIS[1]!.text("never"), async ({ mock, turn }) => {
     const { done } = await turn("Look", [
-      {
-        type: "image",
-        media_type: "image/png",
-        data: makePng({ width: 8001, height: 1 }).toBase64(),
-        name: "wide.png",
-      },
+      { type: "image", media_type: "image/png", data: bad.toBase64(), name: "broken.png" },
     ]);
     assert.equal(done.type, "turn.failed");
     assert.equal(done.code, "provider_error");
     assert.match(
       done.message,
-      /"wide.png" is 8001x1 px: the Anthropic API takes at most 8000 px a side/,
+      /"broken.png" is 8001x2 px, over the 8000 px a side the Anthropic API takes, and it cannot be scaled down: its PNG data cannot be/,
     );
     assert.equal(mock.requests.length, 0);
   });

@@ -95,3 +95,125 @@ Deno.test({
     assert.match(big!.output.split("\n").at(-1)!, /hit its file size limit \(1 MiB per file\)/);
   },
 });
+
+/** The pids cgroups of scv `pid` that exist now (a shell looks: Deno lets only -A read /sys). */
+async function cgroupsOf(pid: number): Promise<string[]> {
+  const ls = await new Deno.Command("sh", {
+    args: ["-c", `ls -d /sys/fs/cgroup/pids/scv-${pid}-* /sys/fs/cgroup/scv-${pid}-* 2>/dev/null`],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(ls.stdout).split("\n").filter((l) => l !== "");
+}
+
+/** Waits (at most ~20 s) until `check` holds; false when it never did. */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+/** Whether a process whose command line contains `needle` runs. */
+async function running(needle: string): Promise<boolean> {
+  const ps = await new Deno.Command("ps", { args: ["-eo", "args"], stdout: "piped" }).output();
+  return new TextDecoder().decode(ps.stdout).split("\n").some((l) =>
+    l.includes(needle) && !l.includes("ps -eo")
+  );
+}
+
+/** A server making one long bash call `command`; gives it once the call's cgroup exists. */
+async function longCall(command: string) {
+  const workspace = await hostDir("scv-sbx-ws-");
+  const mock = await MockOpenAI.start([
+    toolCalls([{ id: "call_0", name: "bash", arguments: { command } }]),
+    text("done"),
+  ]);
+  const server = await ServerProcess.start({
+    config: { base_url: mock.baseUrl, approval_policy: "auto", sandbox_limits: LIMITS },
+    env: { OPENAI_API_KEY: FAKE_KEY },
+  });
+  const { sessionId } = await server.open(workspace);
+  const turn = await server.startTurn(sessionId, "go");
+  await server.next((e) => e.type === "tool.started");
+  const pid = server.child.pid;
+  const seen = await eventually(async () => (await cgroupsOf(pid)).length > 0);
+  const done = async () => {
+    await server.kill();
+    await mock.close();
+    await Deno.remove(workspace, { recursive: true }).catch(() => {});
+  };
+  return { server, sessionId, turn, pid, seen, done };
+}
+
+Deno.test({
+  name: "a cancelled call's pids cgroup existed while it ran and is gone when the call ends",
+  ignore: !SANDBOX_WORKS || !report.includes("pids cgroup"),
+  fn: async () => {
+    const call = await longCall("sleep 41.5");
+    try {
+      assert(call.seen, "the call ran in a pids cgroup of its own");
+      assert.equal((await cgroupsOf(call.pid)).length, 1);
+      const { done: end } = await call.server.cancelTurn(call.sessionId, call.turn.turn_id);
+      assert.equal(end.type, "turn.cancelled");
+      const completed = call.server.events.find((e) => e.type === "tool.completed");
+      assert.equal(completed?.success, false);
+      // Removed before the call was reported ended, not by a later call.
+      assert.deepEqual(await cgroupsOf(call.pid), []);
+      assert(await eventually(async () => !(await running("sleep 41.5"))), "no orphan");
+    } finally {
+      await call.done();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a call's cgroup left by an scv killed with SIGKILL goes with its sandbox, and the next scv removes it",
+  ignore: !SANDBOX_WORKS || !report.includes("pids cgroup"),
+  fn: async () => {
+    const call = await longCall("sleep 42.5");
+    try {
+      assert(call.seen, "the call ran in a pids cgroup of its own");
+    } finally {
+      await call.done(); // SIGKILL while the call runs
+    }
+    // The launcher died with its scv, and the sandbox with it: no process of the call is left.
+    assert(await eventually(async () => !(await running("sleep 42.5"))), "no orphan");
+    // Its empty cgroup is left behind until the next launch of any scv (which on a shared
+    // machine may be another's, so that it is not asserted here; limits_unit_test shows it).
+    const { completed: [next] } = await calls(["echo next-ok"]);
+    assert.equal(next?.success, true, next?.output);
+    assert.deepEqual(await cgroupsOf(call.pid), []);
+  },
+});
+
+Deno.test({
+  name: "closing the sandbox removes the cgroups of its killed calls",
+  ignore: !SANDBOX_WORKS || !report.includes("pids cgroup"),
+  fn: async () => {
+    const workspace = await hostDir("scv-sbx-ws-");
+    const sandbox = await openSandbox({ ...DEFAULT_CONFIG, sandbox_limits: LIMITS });
+    try {
+      const prepared = await sandbox.prepare(workspace, ["sleep", "43.5"]);
+      assert.equal(prepared.kind, "sandboxed");
+      if (prepared.kind !== "sandboxed") return;
+      const child = new Deno.Command(prepared.command, {
+        args: prepared.args,
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      assert(await eventually(async () => (await cgroupsOf(Deno.pid)).length > 0));
+      child.kill("SIGKILL");
+      await child.status;
+      assert(await eventually(async () => !(await running("sleep 43.5"))), "no orphan");
+      // The killed launcher could not remove its cgroup; the sandbox's close does.
+      assert.equal((await cgroupsOf(Deno.pid)).length, 1);
+      await sandbox.close();
+      assert.deepEqual(await cgroupsOf(Deno.pid), []);
+    } finally {
+      await sandbox.close();
+      await Deno.remove(workspace, { recursive: true }).catch(() => {});
+    }
+  },
+});

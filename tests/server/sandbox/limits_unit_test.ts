@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { assertEquals } from "../../support/assert.ts";
 import {
+  cgroupCleanup,
   DEFAULT_SANDBOX_LIMITS,
   limitHint,
   pidsLauncher,
@@ -62,17 +64,71 @@ Deno.test("the limit hint names the limit from the output or the exit status, or
 });
 
 Deno.test("the pids launcher runs in bash, or in a pass-through bwrap under --allow-run=bwrap alone", () => {
-  const viaBwrap = pidsLauncher(32, "7", ["bwrap", "--", "true"], false);
+  const viaBwrap = pidsLauncher(32, "7", ["bwrap", "--", "true"], false, 4242);
   assert.equal(viaBwrap.command, "bwrap");
-  assert.deepEqual(viaBwrap.args.slice(0, 8), [
+  assert.deepEqual(viaBwrap.args.slice(0, 9), [
     "--bind",
     "/",
     "/",
     "--dev-bind",
     "/dev",
     "/dev",
+    "--die-with-parent",
     "--",
     "/bin/sh",
   ]);
-  assert.deepEqual(viaBwrap.args.slice(-5), ["32", "7", "bwrap", "--", "true"]);
+  assert.deepEqual(viaBwrap.args.slice(-6), ["32", "7", "4242", "bwrap", "--", "true"]);
+  // In bash it is killed with scv through setpriv --pdeathsig.
+  const viaBash = pidsLauncher(32, "7", ["true"], true, 4242);
+  assert.equal(viaBash.command, "bash");
+  assert.match(viaBash.args[1]!, /setpriv --pdeathsig KILL/);
+  assert.deepEqual(viaBash.args.slice(-4), ["32", "7", "4242", "true"]);
+});
+
+/** Runs a launcher or cleanup line with bash's process table and a fake cgroup root. */
+async function runScript(line: { command: string; args: string[] }, root: string) {
+  // The scripts look at /sys/fs/cgroup; here the same text runs against a temp directory.
+  const args = line.args.map((a) => a.replaceAll("/sys/fs/cgroup", root));
+  const out = await new Deno.Command(line.command, { args, stdout: "piped", stderr: "piped" })
+    .output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("the cleanup removes the named calls' cgroups of one scv, or all of them, and no other", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/pids`);
+    await Deno.writeTextFile(`${root}/pids/cgroup.procs`, "");
+    for (const d of ["scv-10-1", "scv-10-2", "scv-10-3", "scv-11-1"]) {
+      await Deno.mkdir(`${root}/pids/${d}`);
+    }
+    await runScript(cgroupCleanup(["1", "3"], true, 10), root);
+    const left = async () =>
+      (await Array.fromAsync(Deno.readDir(`${root}/pids`))).map((e) => e.name).sort();
+    assertEquals(await left(), ["cgroup.procs", "scv-10-2", "scv-11-1"]);
+    await runScript(cgroupCleanup([], true, 10), root);
+    assertEquals(await left(), ["cgroup.procs", "scv-11-1"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a launch removes the cgroups of an scv that no longer runs, and keeps a live one's", async () => {
+  const root = await Deno.makeTempDir();
+  // A pid that ran and ended: no process has it now (until the kernel reuses it).
+  const ended = new Deno.Command("true").spawn();
+  await ended.status;
+  try {
+    await Deno.mkdir(`${root}/pids`);
+    await Deno.writeTextFile(`${root}/pids/cgroup.procs`, "");
+    await Deno.mkdir(`${root}/pids/scv-${ended.pid}-4`);
+    await Deno.mkdir(`${root}/pids/scv-${Deno.pid}-9`);
+    // The fake hierarchy has no pids.max, so the launcher runs the command without a cgroup.
+    const said = await runScript(pidsLauncher(8, "1", ["echo", "ran"], true, Deno.pid), root);
+    assertEquals(said.trim(), "ran");
+    const left = (await Array.fromAsync(Deno.readDir(`${root}/pids`))).map((e) => e.name).sort();
+    assertEquals(left, ["cgroup.procs", `scv-${Deno.pid}-9`]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

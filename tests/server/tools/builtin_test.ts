@@ -3,7 +3,7 @@ import { builtinTools } from "../../../server/tools/builtin.ts";
 import { ToolRegistry } from "../../../server/tools/registry.ts";
 import { describeIssues } from "../../../protocol/schema.ts";
 
-Deno.test("builtinTools offers the six contract tools in order, then update_plan", () => {
+Deno.test("builtinTools offers the six contract tools in order, then web_fetch and update_plan", () => {
   assert.deepEqual(builtinTools().map((t) => t.name), [
     "bash",
     "read_file",
@@ -11,6 +11,7 @@ Deno.test("builtinTools offers the six contract tools in order, then update_plan
     "edit_file",
     "glob",
     "grep",
+    "web_fetch",
     "update_plan",
   ]);
 });
@@ -37,6 +38,7 @@ Deno.test("builtinTools register and produce JSON Schemas with the contract's ar
     glob: { properties: ["pattern"], required: ["pattern"] },
     update_plan: { properties: ["steps"], required: ["steps"] },
     grep: { properties: ["pattern", "path", "glob"], required: ["pattern"] },
+    web_fetch: { properties: ["url", "max_bytes"], required: ["url"] },
   });
 });
 
