@@ -87,3 +87,26 @@ Deno.test("plan mode runs an MCP tool only when a trusted server marks it read-o
     assertEquals(runsInPlanMode(tool, risk), runs, `trust ${trust}, readOnlyHint ${readOnly}`);
   }
 });
+
+Deno.test("plan mode lets the built-in read-only tools through, web_fetch among them, and no other", async () => {
+  const { builtinTools } = await import("../../../server/tools/builtin.ts");
+  const passes = Object.fromEntries(
+    await Promise.all(
+      builtinTools().map(async (t) => {
+        const args = { path: "a.txt", pattern: "x", command: "ls", url: "https://example.com/" };
+        const risk = await t.risk(args, { cwd: Deno.cwd() });
+        return [t.name, runsInPlanMode(t, risk)];
+      }),
+    ),
+  );
+  assertEquals(passes, {
+    bash: false,
+    read_file: true,
+    write_file: false,
+    edit_file: false,
+    glob: true,
+    grep: true,
+    web_fetch: true,
+    update_plan: true,
+  });
+});
