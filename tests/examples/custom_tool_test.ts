@@ -41,6 +41,7 @@ Deno.test("the custom-tool example serves the Peon protocol and runs its tool", 
       "edit_file",
       "glob",
       "grep",
+      "web_fetch",
       "update_plan",
       "word_count",
     ]);
