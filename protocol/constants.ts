@@ -52,9 +52,10 @@ export type TurnFailureCode = typeof TURN_FAILURE_CODES[number];
 
 /**
  * Approval policies: `always` asks for every call, `on-risk` for every call whose risk is not
- * `read`, `never` for none, `auto` (scv 0.2) lets sandboxed and in-workspace calls run.
+ * `read`, `never` for none, `auto` (scv 0.2) lets sandboxed and in-workspace calls run, `plan`
+ * (scv 0.3, plan mode) runs only read-only tools and refuses every other call without asking.
  */
-export const APPROVAL_POLICIES = ["always", "on-risk", "never", "auto"] as const;
+export const APPROVAL_POLICIES = ["always", "on-risk", "never", "auto", "plan"] as const;
 /** One approval policy. */
 export type ApprovalPolicyName = typeof APPROVAL_POLICIES[number];
 

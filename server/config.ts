@@ -18,13 +18,20 @@ import {
 } from "./sandbox_limits.ts";
 
 /**
- * How tool calls are approved: every call, calls whose risk is not `read`, none, or `auto`
- * (workspace reads and writes and sandboxed `bash` run; the rest asks).
+ * How tool calls are approved: every call, calls whose risk is not `read`, none, `auto`
+ * (workspace reads and writes and sandboxed `bash` run; the rest asks), or `plan` (plan mode:
+ * only read-only tools run, as under `on-risk`; every other call is refused without asking).
  */
-export type ApprovalPolicy = "always" | "on-risk" | "never" | "auto";
+export type ApprovalPolicy = "always" | "on-risk" | "never" | "auto" | "plan";
 
-/** The approval policies, in the order help texts list them. */
-export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["always", "on-risk", "auto", "never"];
+/** The approval policies, in the order help texts list them (and the TUI's Shift+Tab cycles). */
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = [
+  "always",
+  "on-risk",
+  "auto",
+  "never",
+  "plan",
+];
 
 /** Where `bash` runs: see CONTRACT.md "More configuration". */
 export type SandboxMode = "auto" | "workspace-write" | "read-only" | "off";
@@ -352,7 +359,7 @@ export const CONFIG_RULES: Readonly<Record<keyof Config, KeyRule>> = Object.free
   context_max_tokens: positiveInt,
   max_steps: positiveInt,
   approval_policy: {
-    expected: 'must be one of "always", "on-risk", "auto", "never"',
+    expected: 'must be one of "always", "on-risk", "auto", "never", "plan"',
     valid: (v) => (APPROVAL_POLICIES as readonly unknown[]).includes(v),
   },
   max_client_frame_bytes: positiveInt,

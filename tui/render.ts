@@ -27,6 +27,7 @@ import {
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
 import { ruleText } from "./state/rules_text.ts";
 import type { PlanLine } from "../protocol/plan_text.ts";
+import { PLAN_OFFER } from "./state/modes.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */
 export interface View {
@@ -466,17 +467,28 @@ export function statusLine(state: ClientState, view: View): string {
   const sandbox = state.session?.sandbox;
   // The sandbox goes before the context figure, which stays next to the turn state.
   const sb = sandbox ? `${sandboxLabel(sandbox.mode)} · ` : "";
-  const cwdMax = Math.max(6, room - displayWidth(state.model) - ctxText.length - sb.length - 6);
+  // Plan mode leads, and gives way last: it says why writes are refused.
+  const mode = state.approvalPolicy === "plan" ? "plan mode · " : "";
+  const cwdMax = Math.max(
+    6,
+    room - displayWidth(state.model) - ctxText.length - sb.length - mode.length - 6,
+  );
   const candidates = [
     `${state.model} · ${shortenPath(state.cwd, view.home, cwdMax)} · ${sb}${ctxText}`,
     `${state.model} · ${sb}${ctxText}`,
     `${state.model} · ${ctxText}`,
     ctxText,
     max ? `ctx ${percent}%` : "",
-  ];
+  ].map((c) => mode + c);
+  if (mode) candidates.push("plan mode");
   const left = candidates.find((c) => displayWidth(c) <= room) ?? "";
   const gap = width - displayWidth(left) - displayWidth(label);
-  return (left ? s.gray(left) : "") + " ".repeat(Math.max(0, gap)) + right;
+  const shown = left.startsWith("plan mode")
+    ? s.yellow("plan mode") + s.gray(left.slice("plan mode".length))
+    : left
+    ? s.gray(left)
+    : "";
+  return shown + " ".repeat(Math.max(0, gap)) + right;
 }
 
 function liveTools(state: ClientState, w: number, s: Style): string[] {
@@ -739,7 +751,11 @@ function liveParts(state: ClientState, view: View, cache: RenderCache): LivePart
       ...queuedLines(state, w, s),
       ...chipLabels(state.images).map((c) => s.cyan(truncate(sanitize(c), w))),
     ],
-    hint: state.hint ? [s.yellow(truncate(state.hint, w))] : [],
+    hint: [
+      ...(state.hint ? [s.yellow(truncate(state.hint, w))] : []),
+      // A plan-mode turn ended: one key goes on (modes.ts).
+      ...(state.planOffer && !state.turn ? [s.yellow(truncate(PLAN_OFFER, w))] : []),
+    ],
     composer: composerRows(cache, state, composerWidth(view.width), s),
     planWant: plan ? Math.min(LIVE_PLAN_ROWS, plan.length + 1) : 0,
     plan: (rows) => plan && rows > 0 ? planLines(plan, w, s, rows).slice(0, rows) : [],

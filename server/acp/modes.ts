@@ -25,6 +25,10 @@ const MODES: Readonly<Record<ApprovalPolicy, Omit<SessionMode, "id">>> = {
     name: "Never ask",
     description: "Every tool call runs without asking",
   },
+  "plan": {
+    name: "Plan",
+    description: "Only read-only tools run; writes and commands are refused, the agent proposes",
+  },
 };
 
 /**

@@ -66,6 +66,7 @@ export interface Approvals {
  * assert(needsApproval("auto", "process"));
  * assert(!needsApproval("auto", "process", { autoApproved: () => true }));
  * assert(!needsApproval("always", "read", { neverAsks: true }));
+ * assert(!needsApproval("plan", "read"));
  * ```
  */
 export function needsApproval(
@@ -75,5 +76,6 @@ export function needsApproval(
 ): boolean {
   if (tool?.neverAsks === true) return false;
   if (policy === "auto") return !(tool?.autoApproved?.(risk) ?? risk === "read");
-  return policy === "always" || (policy === "on-risk" && risk !== "read");
+  // Plan mode refuses what is not read-only before asking (tool_call.ts); the rest is on-risk.
+  return policy === "always" || ((policy === "on-risk" || policy === "plan") && risk !== "read");
 }

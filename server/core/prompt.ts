@@ -38,6 +38,29 @@ export function withoutToolGuidance(prompt: string): string {
   return prompt.startsWith(BASE) ? BASE_WITHOUT_TOOLS + prompt.slice(BASE.length) : prompt;
 }
 
+/** What the model is told while plan mode is on (`approval_policy: "plan"`). */
+export const PLAN_MODE_PROMPT = `Plan mode is on: the user wants you to look and propose before
+anything changes. Only read-only tools run (read_file, glob, grep, update_plan, and others marked
+read-only); any write, edit or shell command is refused. Investigate, keep your plan with
+update_plan, and end with the plan and the changes you propose; the user leaves plan mode to carry
+them out.`;
+
+/**
+ * The system prompt for a turn under `policy`: plan mode adds what it allows, read at every
+ * provider call so that a mode switched mid-turn (ACP) applies to the next one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PLAN_MODE_PROMPT, promptForPolicy } from "./prompt.ts";
+ * assert(promptForPolicy("base", "plan").endsWith(PLAN_MODE_PROMPT));
+ * assert.equal(promptForPolicy("base", "on-risk"), "base");
+ * ```
+ */
+export function promptForPolicy(prompt: string, policy: string): string {
+  return policy === "plan" ? `${prompt}\n\n${PLAN_MODE_PROMPT}` : prompt;
+}
+
 async function readIfFile(path: string): Promise<string | undefined> {
   try {
     return await Deno.readTextFile(path);

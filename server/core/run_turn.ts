@@ -22,7 +22,7 @@ import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
-import { withoutToolGuidance } from "./prompt.ts";
+import { promptForPolicy, withoutToolGuidance } from "./prompt.ts";
 import { checkpointTurnEnd, checkpointTurnStart } from "./checkpoint_hooks.ts";
 import { truncateText } from "../tools/output.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
@@ -286,11 +286,23 @@ async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
   const tools = toolsTaken(deps);
   const plan = await deps.context.fit(turn.session.history, {
     turnStart: turn.start,
-    // A server that refused tools gets a prompt that does not ask the model to use them.
-    systemPrompt: tools ? deps.systemPrompt : withoutToolGuidance(deps.systemPrompt),
+    // A server that refused tools gets a prompt that does not ask the model to use them; plan
+    // mode is said at every call (the policy may change mid-turn).
+    systemPrompt: promptForPolicy(
+      tools ? deps.systemPrompt : withoutToolGuidance(deps.systemPrompt),
+      deps.config.approval_policy,
+    ),
     tools: tools ? deps.tools.specs() : [],
   });
   if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
+  if (plan.tight && deps.notices) {
+    const message = `The current turn takes about ${plan.tight.promptTokens} of the ` +
+      `${deps.context.window} tokens of context, leaving ${plan.tight.answerRoom} for the answer ` +
+      `(less than the usual fifth)${
+        plan.kind === "compacted" ? "; earlier turns are compacted away" : ""
+      }`;
+    await emitBounded(turn, "turn.notice", { message }, "notice", deps.signal);
+  }
   if (plan.kind === "compacted") {
     turn.applyCut(plan);
     await turn.emit("context.compacted", {

@@ -12,6 +12,7 @@ import { errorText } from "../error_text.ts";
 import type { ChatToolCall } from "../provider/types.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { truncateText } from "../tools/output.ts";
+import { runsInPlanMode } from "../tools/registry.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentDeps } from "./deps.ts";
 import { type ApprovalRequest, needsApproval } from "./approvals.ts";
@@ -138,6 +139,22 @@ async function rulesVerdict(turn: Turn, name: string, args: unknown): Promise<Ru
   });
 }
 
+/**
+ * The model-visible result of a call plan mode refused.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { planModeRefusal } from "./tool_call.ts";
+ * assert(planModeRefusal("bash").startsWith("Plan mode is on: "));
+ * ```
+ */
+export function planModeRefusal(name: string): string {
+  return `Plan mode is on: only read-only tools run (read_file, glob, grep, update_plan and the ` +
+    `like), so this ${name} call was refused without asking. Do not retry it: finish your plan ` +
+    `(update_plan) and say what you would change; the user leaves plan mode to carry it out.`;
+}
+
 /** The model-visible result of a call a deny rule refused. */
 function deniedByRule(view: RuleView): string {
   return `This call was refused by an approval rule, without asking the user: ${ruleLine(view)}. ` +
@@ -179,8 +196,12 @@ export async function runToolCall(
   const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
   if (ready.kind === "refused") return await complete(failed(ready.output));
   const { tool, args, risk } = ready;
-  const verdict = await rulesVerdict(turn, name, args);
   const policy = config.approval_policy;
+  // Plan mode first: no rule, hook or remembered answer lets a change through.
+  if (policy === "plan" && !runsInPlanMode(tool, risk)) {
+    return await complete(failed(planModeRefusal(name)));
+  }
+  const verdict = await rulesVerdict(turn, name, args);
   const view = verdict.rule
     ? ruleView(verdict.rule)
     : verdict.unresolvable !== undefined

@@ -50,6 +50,8 @@ export function mcpTool(
     schema,
     parameters: info.inputSchema,
     trusted,
+    // Plan mode runs it only on the word of a server the user trusts.
+    readOnly: trusted && info.readOnly,
     risk: () => risk,
     // Under `auto`, every tool of a server not marked `trust` asks, even a read-only one: the
     // annotation is the server's own claim.

@@ -37,7 +37,9 @@ export function builtinTools(bash: BashOptions = {}, web: WebFetchConfig = {}): 
     editFileTool,
     globTool,
     grepTool,
-    createWebFetchTool(web),
+    // It only reads from the network, within its own host checks and approval: plan mode
+    // lets it run (registry.ts, runsInPlanMode).
+    { ...createWebFetchTool(web), readOnly: true },
     updatePlanTool,
   ];
   const table = PARAMETERS as Record<string, Record<string, unknown>>;

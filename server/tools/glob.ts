@@ -94,6 +94,8 @@ export const globTool = defineTool({
     "`?`, `[abc]`, `{a,b}`), one relative path per line, sorted. Files ignored by .gitignore " +
     "and the .git directory are left out.",
   schema,
+  // It changes nothing: it runs in plan mode.
+  readOnly: true,
   risk: () => "read",
   summary: (args) => `Find files: ${args.pattern}`,
   run,

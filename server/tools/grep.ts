@@ -199,6 +199,8 @@ export const grepTool = defineTool({
     "Prints `path:line:text` for each matching line. Searches the workspace unless `path` " +
     "names a file or directory; `glob` filters files. Skips .gitignored, .git and binary files.",
   schema,
+  // It changes nothing: it runs in plan mode.
+  readOnly: true,
   risk: (args, ctx) => args.path === undefined ? "read" : readRisk(ctx.cwd, args.path),
   summary: (args) => `Search: ${args.pattern}`,
   run,

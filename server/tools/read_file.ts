@@ -254,6 +254,8 @@ export const readFileTool = defineTool({
     "`offset` and `limit` to page through long files. Binary files are refused, but an image " +
     "(PNG, JPEG, GIF, WebP) inside the workspace is shown to you as the image itself.",
   schema,
+  // It changes nothing: it runs in plan mode.
+  readOnly: true,
   risk: (args, ctx) => readRisk(ctx.cwd, args.path),
   summary: (args) => `Read file: ${args.path}`,
   run,

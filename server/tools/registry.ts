@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { AnyTool } from "./tool.ts";
+import type { AnyTool, Risk } from "./tool.ts";
 
 /** A tool as offered to the model (OpenAI function format). */
 export interface ToolSpec {
@@ -85,4 +85,24 @@ export class ToolRegistry {
     });
     return this.#specs;
   }
+}
+
+/**
+ * Whether a call runs in plan mode (`approval_policy: "plan"`): its tool declares itself
+ * read-only (`readOnly`: read_file, glob, grep, update_plan, web_fetch, an MCP tool a trusted
+ * server annotates `readOnlyHint`) and this call is neither a write nor a process (a read whose
+ * path leaves the workspace is announced as a write, so it is refused too). Every other call is
+ * refused without asking.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runsInPlanMode } from "./registry.ts";
+ * assert(runsInPlanMode({ readOnly: true }, "read"));
+ * assert(!runsInPlanMode({ readOnly: true }, "write"));
+ * assert(!runsInPlanMode({}, "read"));
+ * ```
+ */
+export function runsInPlanMode(tool: Pick<AnyTool, "readOnly">, risk: Risk): boolean {
+  return tool.readOnly === true && risk !== "write" && risk !== "process";
 }

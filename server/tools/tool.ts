@@ -161,7 +161,7 @@ export interface Tool<A = unknown> {
   /**
    * scv 0.3: the tool changes nothing (no file, no process, nothing outside scv): in plan mode
    * (`approval_policy: "plan"`) its calls run where their risk is neither `write` nor `process`
-   * (see `runsInPlanMode` in `registry.ts`). Absent: false, so the tool is refused in plan mode.
+   * (`runsInPlanMode` in `registry.ts`). Absent: false, so plan mode refuses the tool.
    */
   readonly readOnly?: boolean;
   /**

@@ -21,6 +21,7 @@ import {
 import { compactNow, configureModel, LISTING_MODELS, newSession, openPicker } from "./sessions.ts";
 import { notice } from "./transcript.ts";
 import { openRewind, startUndo } from "./rewind.ts";
+import { togglePlan } from "./modes.ts";
 
 /** One slash command. */
 export interface SlashCommand {
@@ -142,6 +143,7 @@ export const KEYS_HELP = [
   "      Ctrl+O shows the model's whole reasoning (while it streams, only its last line shows)",
   "      Esc or Ctrl+C cancel the turn · Ctrl+C twice or Ctrl+D on an empty prompt quit",
   "      Esc twice on an empty prompt: rewind to before a turn (files, conversation or both)",
+  "      Shift+Tab: the next approval policy (on-risk, auto, plan, always)",
   "Approvals: y approve · n deny · a always allow (this session) · ←/→ and Enter choose",
 ];
 
@@ -184,6 +186,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       state.hint = LISTING_MODELS;
       return [{ kind: "list-models" }];
     },
+  },
+  {
+    name: "/plan",
+    help: "plan mode on or off",
+    run: (state) => togglePlan(state),
   },
   {
     name: "/status",

@@ -34,6 +34,7 @@ import {
 } from "./waiting.ts";
 import { applyCheckpoints, applyRewound, rewindRefused } from "./rewind.ts";
 import { applyPlan, forgetPlan } from "./plan.ts";
+import { afterPolicyChange, offerGoOn } from "./modes.ts";
 
 /** The reason the server gives when the config turned checkpoints off. */
 const CHECKPOINTS_OFF_BY_CONFIG = "checkpoints is false in the config";
@@ -236,8 +237,9 @@ export const EVENT_HANDLERS: EventTable = {
   "session.configured": {
     scope: "session",
     apply(state, event) {
+      const previous = state.approvalPolicy;
       applyConfigured(state, event);
-      return NONE;
+      return afterPolicyChange(state, previous, event);
     },
   },
   "error": { scope: "connection", apply: applyError },
@@ -459,6 +461,7 @@ export const EVENT_HANDLERS: EventTable = {
       if (event.dropped_steers) returnSteers(state, event.dropped_steers);
       followQueued(state);
       if (state.turn) return NONE;
+      offerGoOn(state);
       return notifyEffects(state, "scv: the turn is done");
     },
   },

@@ -22,6 +22,7 @@ import { notice } from "./transcript.ts";
 import { cancelTurn } from "./turn.ts";
 import { closeRewind, enterRewind, moveRewind, openRewind, rewindText } from "./rewind.ts";
 import { takeBackLast } from "./waiting.ts";
+import { configurePolicy, goOn, nextPolicy } from "./modes.ts";
 
 /** Whether Tab would complete something here: a command being typed, or an @path mention. */
 function completing(state: ClientState): boolean {
@@ -103,7 +104,15 @@ function scrollPreview(state: ClientState, by: number): Effect[] {
 
 /** Every action a key can be bound to, by name. */
 export const ACTIONS = {
-  "composer.submit": (state) => submit(state),
+  // Enter on an empty prompt after a plan-mode turn takes its offer: auto, and go on.
+  "composer.submit": (state) => {
+    const offer = goOn(state);
+    if (offer) return offer;
+    if (state.composer.text.trim() !== "") state.planOffer = false;
+    return submit(state);
+  },
+  /** Shift+Tab: the next approval policy (plan mode among them). */
+  "policy.cycle": (state) => configurePolicy(state, nextPolicy(state.approvalPolicy)),
   "composer.newline": edit((b) => ed.insert(b, "\n")),
   /** Tab: completes an `@path` mention at the cursor, or indents. */
   // Tab completes a command name being typed, else an @path mention.
@@ -289,6 +298,7 @@ export const KEYMAP: Readonly<Record<string, ActionName>> = {
   "ctrl+enter": "composer.newline",
   "ctrl+j": "composer.newline",
   "tab": "composer.complete",
+  "shift+tab": "policy.cycle",
   "alt+up": "waiting.take-back",
   "left": "cursor.left",
   "ctrl+b": "cursor.left",

@@ -258,6 +258,8 @@ export interface PendingRequests {
   compact?: string | undefined;
   /** `session.configure`. */
   configure?: string | undefined;
+  /** scv 0.3: the `session.configure` (to `auto`) after which the go-on prompt is sent. */
+  goOn?: string | undefined;
 }
 
 /** Everything the screen shows, and nothing else. */
@@ -373,6 +375,13 @@ export interface ClientState {
   plan: PlanLine[] | undefined;
   /** The checklist text of the plan the transcript shows last, so an unchanged one is not repeated. */
   planWritten: string | undefined;
+  /**
+   * scv 0.3: a turn ended in plan mode: Enter on an empty prompt switches to `auto` and goes on
+   * (`modes.ts`).
+   */
+  planOffer: boolean;
+  /** The policy `/plan` turned plan mode on from, which `/plan` again goes back to. */
+  policyBeforePlan: string | undefined;
   /**
    * Sessions this connection opened and left for another (/new, /resume): still open on the
    * server, so going back to one is a switch, not a resume. Oldest first, bounded.
@@ -526,6 +535,8 @@ export function createState(options: CreateStateOptions): ClientState {
     reasoning: emptyReasoning(),
     plan: undefined,
     planWritten: undefined,
+    planOffer: false,
+    policyBeforePlan: undefined,
     otherSessions: new Map(),
     focused: true,
     notify: options.notify ?? true,

@@ -24,7 +24,8 @@ import { parsePlanText } from "../../protocol/plan_text.ts";
 export const PICKER_LIMIT = 100;
 
 /** Refuses a session command while a turn runs or before a session exists; true if refused. */
-function busy(state: ClientState, what: string, needsSession = true): boolean {
+/** Whether a session request cannot go now (a turn runs, no session), saying so in a notice. */
+export function busy(state: ClientState, what: string, needsSession = true): boolean {
   if (state.turn) {
     notice(state, "error", `Cannot ${what} while a turn is running; press Esc to cancel it`);
     return true;
@@ -353,10 +354,12 @@ export function applyConfigured(
   const ours = state.pending.configure === event.request_id;
   if (ours) state.pending.configure = undefined;
   const changed = event.model !== state.model;
+  const policyChanged = event.approval_policy !== state.approvalPolicy;
   state.model = event.model;
   if (state.session) state.session.model = event.model;
   state.approvalPolicy = event.approval_policy;
-  if (!ours && !changed) return;
+  // A change of policy alone is told by modes.ts.
+  if (!changed && (!ours || policyChanged)) return;
   const set = `Model: ${event.model} for the next turns (approval policy ${event.approval_policy})`;
   const listed = state.providerModels;
   if (ours && listed && listed.length > 0 && !listed.includes(event.model)) {

@@ -193,6 +193,7 @@ Deno.test("acp: set_mode to never runs a write without asking; an unknown mode g
       "auto",
       "never",
       "on-risk",
+      "plan",
     ]);
     const bad = await errorOf(
       agent.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),

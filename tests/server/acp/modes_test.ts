@@ -9,6 +9,7 @@ Deno.test("the modes are the approval policies, with the configured one current"
     "auto",
     "never",
     "on-risk",
+    "plan",
   ]);
   assert(state.availableModes.every((m) => m.name !== "" && m.description));
 });
