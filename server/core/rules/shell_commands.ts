@@ -94,15 +94,20 @@ let parserPromise: Promise<Parser> | undefined;
 /** Loads the grammar once per process; a failed load is retried by the next call. */
 function loadParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    const { Parser, Language } = await import("web-tree-sitter");
-    // Both WebAssembly files are imported as bytes (deno.json's "raw-imports"): a module load,
-    // so no --allow-read on Deno's cache is needed, and `deno compile` embeds them.
-    const [runtime, grammar] = await Promise.all([
-      import("web-tree-sitter/web-tree-sitter.wasm", { with: { type: "bytes" } }),
-      import("tree-sitter-bash/tree-sitter-bash.wasm", { with: { type: "bytes" } }),
+    const [{ Parser, Language }, { createRequire }] = await Promise.all([
+      import("web-tree-sitter"),
+      import("node:module"),
     ]);
-    await Parser.init({ wasmBinary: runtime.default });
-    const language = await Language.load(grammar.default);
+    // Both WebAssembly files are read from their npm packages, found by Node's resolution (a
+    // path in Deno's npm cache, or in `deno compile`'s embedded copy of the packages). An
+    // import `with { type: "bytes" }` would need an unstable flag that `deno publish` refuses.
+    const require = createRequire(import.meta.url);
+    const [runtime, grammar] = await Promise.all([
+      Deno.readFile(require.resolve("web-tree-sitter/web-tree-sitter.wasm")),
+      Deno.readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")),
+    ]);
+    await Parser.init({ wasmBinary: runtime });
+    const language = await Language.load(grammar);
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
