@@ -455,7 +455,6 @@ export const ToolProposedEvent = z.object({
   arguments: z.unknown(),
 });
 
-/** `approval.requested`: the server waits for `approval.resolve`. */
 /** scv 0.3: one approval rule, as `approval.requested.rule` and `rules.list` show it. */
 export const RuleView = z.object({
   /** `user` and `workspace`: from that rules file; `builtin`: scv's own; `session`: remembered. */
@@ -474,6 +473,7 @@ export const RuleView = z.object({
 /** One approval rule, as a type. */
 export type RuleView = z.infer<typeof RuleView>;
 
+/** `approval.requested`: the server waits for `approval.resolve`. */
 export const ApprovalRequestedEvent = z.object({
   type: z.literal("approval.requested"),
   ...turnEnvelope,
