@@ -45,7 +45,10 @@ export interface MentionedFileOptions {
 }
 
 /** The reply's body: the text read, or why not. */
-export type MentionedFile = Pick<ServerEventOf<"files.read">, "text" | "size" | "truncated" | "refused">;
+export type MentionedFile = Pick<
+  ServerEventOf<"files.read">,
+  "text" | "size" | "truncated" | "refused"
+>;
 
 /** `text` cut (at a character) until it takes at most `max` bytes as a JSON string. */
 function fitEncoded(text: string, max: number): string {

@@ -11,10 +11,10 @@ import { saveHistoryFile } from "../history.ts";
 import { applyClipboardImage, type ComposerImage } from "../state/images.ts";
 import {
   applyModelList,
-  attachMentions,
   applyNoReply,
   applySendFailure,
   applyWorkspaceIndex,
+  attachMentions,
   type AwaitedRequest,
   awaitingReply,
   type ClientState,
@@ -76,7 +76,7 @@ export class EffectRunner implements AsyncDisposable {
     const { state, exit, render } = this.#o;
     switch (fx.kind) {
       case "send":
-        if (this.#sending) this.#after(async () => this.#send(fx.message));
+        if (this.#sending) this.#after(() => this.#send(fx.message));
         else this.#send(fx.message);
         break;
       case "send-attached":
@@ -177,7 +177,7 @@ export class EffectRunner implements AsyncDisposable {
   }
 
   /** Runs `step` after the sends already waiting. */
-  #after(step: () => Promise<void>): void {
+  #after(step: () => void | Promise<void>): void {
     const next = (this.#sending ?? Promise.resolve()).then(step).catch(() => {});
     this.#sending = next;
     void next.then(() => {

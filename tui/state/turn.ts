@@ -71,13 +71,18 @@ export function startTurn(state: ClientState, typed: string): Effect[] {
       : { kind: "user", text: expanded },
   );
   const attachments = images.map((i) => i.attachment);
-  return [sendAttached(state, {
-    type: "turn.start",
-    request_id: id,
-    session_id: state.session.id,
-    prompt: expanded,
-    ...(attachments.length > 0 ? { attachments } : {}),
-  }, expanded, used)];
+  return [sendAttached(
+    state,
+    {
+      type: "turn.start",
+      request_id: id,
+      session_id: state.session.id,
+      prompt: expanded,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    },
+    expanded,
+    used,
+  )];
 }
 
 /** Marks the turn as cancelling and returns the `turn.cancel` to send (its id is known). */

@@ -76,7 +76,10 @@ Deno.test("a binary file, or one that is not UTF-8, is refused", async () => {
       message: '"logo.bin" looks like a binary file (it contains NUL bytes)',
     });
     const latin = await readMentionedFile("latin1.txt", options(ws));
-    assertEquals(latin.refused, { reason: "binary", message: '"latin1.txt" is not valid UTF-8 text' });
+    assertEquals(latin.refused, {
+      reason: "binary",
+      message: '"latin1.txt" is not valid UTF-8 text',
+    });
   });
 });
 
@@ -146,12 +149,21 @@ Deno.test("a rule denying read_file on the path refuses the mention; an ask rule
       source: "workspace",
       index: 1,
     });
-    const denied = await readMentionedFile("secrets/token.txt", options(ws, { rules: [rule("deny")] }));
+    const denied = await readMentionedFile(
+      "secrets/token.txt",
+      options(ws, { rules: [rule("deny")] }),
+    );
     assertEquals(denied.refused?.reason, "denied");
     assert(denied.refused?.message.includes("secrets/**"), denied.refused?.message);
-    assert(denied.refused?.message.includes("tokens stay on this machine"), denied.refused?.message);
+    assert(
+      denied.refused?.message.includes("tokens stay on this machine"),
+      denied.refused?.message,
+    );
     assert(!JSON.stringify(denied).includes("sk-123"));
-    const asked = await readMentionedFile("secrets/token.txt", options(ws, { rules: [rule("ask")] }));
+    const asked = await readMentionedFile(
+      "secrets/token.txt",
+      options(ws, { rules: [rule("ask")] }),
+    );
     assertEquals(asked.text, "sk-123\n");
   });
 });

@@ -212,6 +212,9 @@ Deno.test("the effect runner sends a prompt once the server read its mentioned f
   );
   assert(state.outbox.some((i) => i.kind === "notice" && i.text === "Attached @a.ts (6 bytes)"));
   // With nothing waiting, a send goes at once again.
-  runner.run([{ kind: "send", message: { type: "session.clear", request_id: "r3", session_id: "s1" } }]);
+  runner.run([{
+    kind: "send",
+    message: { type: "session.clear", request_id: "r3", session_id: "s1" },
+  }]);
   assertEquals(sentNow.length, 3);
 });

@@ -8,11 +8,11 @@ import {
 } from "../../../tui/state/mod.ts";
 import {
   enterWith,
-  sentWith as sentWithFiles,
   key,
   notices,
   readyState,
   sent,
+  sentWith as sentWithFiles,
   sessionStarted,
   typeText,
 } from "../fixtures.ts";

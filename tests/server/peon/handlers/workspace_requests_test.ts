@@ -175,7 +175,12 @@ Deno.test("files.read sends at most max_bytes and refuses a max_bytes over its b
   const server = await ServerProcess.start();
   try {
     const { sessionId } = await server.open(ws);
-    await server.send({ type: "files.read", request_id: "b1", session_id: sessionId, path: "big.txt" });
+    await server.send({
+      type: "files.read",
+      request_id: "b1",
+      session_id: sessionId,
+      path: "big.txt",
+    });
     const head = await server.nextOf("files.read");
     assertEquals([head.text.length, head.size, head.truncated], [65_536, 100_000, true]);
     await server.send({
@@ -197,7 +202,12 @@ Deno.test("files.read sends at most max_bytes and refuses a max_bytes over its b
     const bad = await server.nextOf("error");
     assertEquals([bad.request_id, bad.code], ["b3", "invalid_request"]);
     assert(bad.message.includes("max_bytes"), bad.message);
-    await server.send({ type: "files.read", request_id: "b4", session_id: "nope", path: "big.txt" });
+    await server.send({
+      type: "files.read",
+      request_id: "b4",
+      session_id: "nope",
+      path: "big.txt",
+    });
     const lost = await server.nextOf("error");
     assertEquals([lost.request_id, lost.code], ["b4", "session_not_found"]);
     assertEquals(await server.stop(), 0);
