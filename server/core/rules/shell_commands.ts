@@ -94,20 +94,21 @@ let parserPromise: Promise<Parser> | undefined;
 /** Loads the grammar once per process; a failed load is retried by the next call. */
 function loadParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    const [{ Parser, Language }, { createRequire }] = await Promise.all([
+    // Both WebAssembly files are modules of base64 text (see wasm/generate.ts for why): no
+    // permission is needed to load them, and `deno compile` and `deno publish` take them as
+    // they take any module.
+    const [{ Parser, Language }, { unpack }, runtime, grammar] = await Promise.all([
       import("web-tree-sitter"),
-      import("node:module"),
+      import("./wasm/embedded.ts"),
+      import("./wasm/web_tree_sitter.ts"),
+      import("./wasm/tree_sitter_bash.ts"),
     ]);
-    // Both WebAssembly files are read from their npm packages, found by Node's resolution (a
-    // path in Deno's npm cache, or in `deno compile`'s embedded copy of the packages). An
-    // import `with { type: "bytes" }` would need an unstable flag that `deno publish` refuses.
-    const require = createRequire(import.meta.url);
-    const [runtime, grammar] = await Promise.all([
-      Deno.readFile(require.resolve("web-tree-sitter/web-tree-sitter.wasm")),
-      Deno.readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")),
+    const [wasmBinary, grammarBytes] = await Promise.all([
+      unpack(runtime.BASE64),
+      unpack(grammar.BASE64),
     ]);
-    await Parser.init({ wasmBinary: runtime });
-    const language = await Language.load(grammar);
+    await Parser.init({ wasmBinary });
+    const language = await Language.load(grammarBytes);
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
