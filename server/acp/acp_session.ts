@@ -33,7 +33,7 @@ import type { TurnEvent } from "../../protocol/turn_events.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { errorText } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
-import { PERMISSION_OPTIONS, permissionDecision } from "./permissions.ts";
+import { PERMISSION_OPTIONS, permissionDecision, permissionTitle } from "./permissions.ts";
 import { modeState, policyOfMode } from "./modes.ts";
 import { promptText } from "./prompt_content.ts";
 import type { ImagePart } from "../images/image_part.ts";
@@ -478,7 +478,7 @@ export class AcpSession {
   async #approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const toolCall: RequestPermissionRequest["toolCall"] = {
       toolCallId: request.call_id,
-      title: request.summary,
+      title: permissionTitle(request.summary, request.rule),
       kind: toolKind(request.name),
       status: "pending",
       locations: toolLocations(request.name, request.arguments, request.cwd),

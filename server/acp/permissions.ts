@@ -6,6 +6,39 @@
  * @module
  */
 import type { PermissionOption, RequestPermissionOutcome } from "@agentclientprotocol/sdk";
+import { ruleLine } from "../../protocol/rule_text.ts";
+import type { RuleView } from "../../protocol/schema.ts";
+
+/** The most characters of the rule's words a permission title carries. */
+export const MAX_TITLE_RULE_CHARS = 300;
+
+/**
+ * The title of a `session/request_permission`: the call's summary and, when a rule asks (not the
+ * approval policy), which rule, as the TUI's approval box says it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { permissionTitle } from "./permissions.ts";
+ * assert.equal(permissionTitle("Run shell command: ls"), "Run shell command: ls");
+ * assert.equal(
+ *   permissionTitle("Run shell command: git push -f", {
+ *     source: "builtin", index: 5, description: "bash git push --force", decision: "ask",
+ *     justification: "it overwrites the remote's history",
+ *   }),
+ *   "Run shell command: git push -f (asked by bash git push --force (built-in rule 5): " +
+ *     "it overwrites the remote's history)",
+ * );
+ * ```
+ */
+export function permissionTitle(summary: string, rule?: RuleView): string {
+  if (!rule) return summary;
+  const line = ruleLine(rule).replace(/\s+/g, " ");
+  const words = line.length > MAX_TITLE_RULE_CHARS
+    ? `${line.slice(0, MAX_TITLE_RULE_CHARS - 1)}…`
+    : line;
+  return `${summary} (asked by ${words})`;
+}
 
 /** The options scv offers for every approval, in the order an editor shows them. */
 export const PERMISSION_OPTIONS: readonly PermissionOption[] = Object.freeze([

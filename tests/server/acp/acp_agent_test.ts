@@ -281,3 +281,40 @@ Deno.test("acp: an edit's permission request carries the change as a diff", asyn
     }]);
   });
 });
+
+Deno.test("acp: session/request_permission's title names the rule that asked, as the TUI's box does", async () => {
+  const script = [
+    toolCalls([{ id: "g1", name: "bash", arguments: { command: "git reset --hard" } }]),
+    text("Stopped."),
+  ];
+  await withAgent(script, {
+    config: { approval_policy: "auto" },
+    permission: () => ({ outcome: { outcome: "selected", optionId: "reject_once" } }),
+  }, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "reset it")).stopReason, "end_turn");
+    // Under `auto` nothing in the workspace would ask, but the built-in destructive rule does.
+    assertEquals(agent.permissionRequests.map((r) => r.toolCall.toolCallId), ["g1"]);
+    assertEquals(
+      agent.permissionRequests[0]!.toolCall.title,
+      "Run shell command: git reset --hard (asked by bash git reset --hard (built-in rule 1): " +
+        "git reset --hard discards uncommitted changes)",
+    );
+  });
+});
+
+Deno.test("acp: a call the approval policy asks for has the summary alone as its title", async () => {
+  const script = [
+    toolCalls([{ id: "p1", name: "bash", arguments: { command: "echo plain" } }]),
+    text("Done."),
+  ];
+  await withAgent(script, {}, async (agent) => {
+    await agent.initialize();
+    const { sessionId } = await agent.newSession(await agent.workspace());
+    assertEquals((await agent.prompt(sessionId, "echo")).stopReason, "end_turn");
+    assertEquals(agent.permissionRequests.map((r) => r.toolCall.title), [
+      "Run shell command: echo plain",
+    ]);
+  });
+});
