@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Config } from "../mod.ts";
+import type { TuiConfig } from "./tui_config.ts";
 import { loadHistoryFile, stateDir } from "./history.ts";
 import {
   addNotice,
@@ -27,7 +27,7 @@ import {
   welcome,
   type WorkspaceIndex,
 } from "./state/mod.ts";
-import type { PeonClient } from "../protocol/client.ts";
+import type { PeonClient } from "../protocol/mod.ts";
 import { LiveRegion } from "./terminal.ts";
 import { colorEnabled, errorText, makeStyle, sanitize } from "./text.ts";
 import {
@@ -58,7 +58,7 @@ export { restoreTerminal } from "./shell/process_hooks.ts";
 
 /** Options of {@link runApp}. */
 export interface AppOptions {
-  config: Config;
+  config: TuiConfig;
   /** The workspace, absolute. */
   cwd: string;
   /** Spawn this command (with `bash -c`) as the server instead of running one in-process. */

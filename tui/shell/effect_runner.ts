@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { OutgoingMessage } from "../../protocol/mod.ts";
 import { saveHistoryFile } from "../history.ts";
 import { applyClipboardImage, type ComposerImage } from "../state/images.ts";
 import {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { OutgoingMessage } from "../../protocol/mod.ts";
 import type {
   CheckpointSummary,
   ImageAttachment,
@@ -13,7 +13,7 @@ import type {
   RuleView,
   ServerEventOf,
   SessionSummary,
-} from "../../protocol/schema.ts";
+} from "../../protocol/mod.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -22,7 +22,7 @@ export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"
 export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
-import type { PlanLine } from "../../protocol/plan_text.ts";
+import type { PlanLine } from "../../protocol/mod.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =

@@ -8,7 +8,7 @@
  * @module
  */
 import * as ed from "../composer.ts";
-import type { ServerEventOf } from "../../protocol/schema.ts";
+import type { ServerEventOf } from "../../protocol/mod.ts";
 import { type ClientState, type Effect, requestId, type WaitingPrompt } from "./model.ts";
 import { sendAttached } from "./mentions.ts";
 import { finishItem, notice } from "./transcript.ts";
