@@ -19,7 +19,10 @@ export async function runTuiCommand(options: TuiOptions): Promise<number> {
     env: readEnv,
     session: options.session,
     server: {
-      loadServe: async () => (await import("../server/peon/serve.ts")).serve,
+      loadServe: async () => {
+        const { serve } = await import("../server/peon/serve.ts");
+        return (io) => serve({ ...io, config });
+      },
       signalGroup,
     },
   });

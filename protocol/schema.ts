@@ -227,6 +227,25 @@ export const FilesListMessage = z.object({
   limit: z.number().int().positive().max(MAX_FILES_LIST_LIMIT).optional(),
 });
 
+/** The most bytes of a file one `files.read` may ask for. */
+export const MAX_FILES_READ_BYTES = 1024 * 1024;
+/** `max_bytes` of a `files.read` that names none. */
+export const DEFAULT_FILES_READ_BYTES = 64 * 1024;
+
+/**
+ * scv 0.3 `files.read`: the head of one file of the session's workspace, read by the server
+ * under the workspace's rules, for a client to attach a mentioned `@path` to a prompt.
+ */
+export const FilesReadMessage = z.object({
+  type: z.literal("files.read"),
+  request_id: requestId,
+  session_id: id,
+  /** Relative to the workspace, or absolute (and then inside it). */
+  path: z.string().min(1, "must be a non-empty string").max(4096),
+  /** At most this many bytes of the file's head; omitted: 65536. */
+  max_bytes: z.number().int().positive().max(MAX_FILES_READ_BYTES).optional(),
+});
+
 /**
  * scv 0.3 `session.rewind`: on an idle session, puts the workspace's files back as they were
  * before turn `turn_id` (`files`) and/or drops that turn and every later one from the
@@ -266,6 +285,7 @@ export const CLIENT_MESSAGES = {
   "rules.list": RulesListMessage,
   "models.list": ModelsListMessage,
   "files.list": FilesListMessage,
+  "files.read": FilesReadMessage,
 } as const satisfies { readonly [T in ClientMessageType]: z.ZodType<{ type: T }> };
 
 // The table has no key the type list lacks (`satisfies` above checks the other way).
@@ -435,7 +455,6 @@ export const ToolProposedEvent = z.object({
   arguments: z.unknown(),
 });
 
-/** `approval.requested`: the server waits for `approval.resolve`. */
 /** scv 0.3: one approval rule, as `approval.requested.rule` and `rules.list` show it. */
 export const RuleView = z.object({
   /** `user` and `workspace`: from that rules file; `builtin`: scv's own; `session`: remembered. */
@@ -454,6 +473,7 @@ export const RuleView = z.object({
 /** One approval rule, as a type. */
 export type RuleView = z.infer<typeof RuleView>;
 
+/** `approval.requested`: the server waits for `approval.resolve`. */
 export const ApprovalRequestedEvent = z.object({
   type: z.literal("approval.requested"),
   ...turnEnvelope,
@@ -843,6 +863,47 @@ export const FilesListEvent = z.object({
   truncated: z.boolean(),
 });
 
+/**
+ * Why `files.read` did not read a file: it does not exist, it lies outside the workspace, it is
+ * no regular file, it is not UTF-8 text, it is hidden (`.git`, `.gitignore`d, or a path hidden
+ * from commands by `sandbox_deny_read`), a rule denies reading it, or the read failed.
+ */
+export const FILE_REFUSALS = [
+  "missing",
+  "outside",
+  "not_file",
+  "binary",
+  "hidden",
+  "denied",
+  "unreadable",
+] as const;
+
+/**
+ * scv 0.3 `files.read` (the reply): the file's head as text, or why it was not read. A file the
+ * server will not read is an answer with `refused`, not a request error.
+ */
+export const FilesReadEvent = z.object({
+  type: z.literal("files.read"),
+  request_id: requestId,
+  session_id: id,
+  /** The path as asked. */
+  path: z.string(),
+  /** The file's first bytes (at most `max_bytes`, whole characters); omitted when refused. */
+  text: z.string().optional(),
+  /** The file's whole size in bytes; omitted when refused. */
+  size: z.number().int().nonnegative().optional(),
+  /** True when `text` is only the file's head; omitted when refused. */
+  truncated: z.boolean().optional(),
+  /** Why the file was not read; omitted when it was. */
+  refused: z.object({ reason: z.enum(FILE_REFUSALS), message: z.string() }).optional(),
+}).refine(
+  (e) =>
+    e.refused === undefined
+      ? e.text !== undefined && e.size !== undefined && e.truncated !== undefined
+      : e.text === undefined,
+  "must carry either text, size and truncated, or refused",
+);
+
 /** `error`: a request or connection error. */
 export const ErrorEvent = z.object({
   type: z.literal("error"),
@@ -890,6 +951,7 @@ export const SERVER_EVENTS = {
   "rules.list": RulesListEvent,
   "models.list": ModelsListEvent,
   "files.list": FilesListEvent,
+  "files.read": FilesReadEvent,
   "error": ErrorEvent,
 } as const satisfies { readonly [T in ServerEventType]: z.ZodType<{ type: T }> };
 

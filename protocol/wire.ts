@@ -36,6 +36,7 @@ export const CLIENT_MESSAGE_TYPES = [
   // scv 0.3 (docs/protocol.md): what the TUI asked the provider and the disk for itself before.
   "models.list",
   "files.list",
+  "files.read",
   // scv 0.3 (docs/checkpoints.md): checkpoints and rewind.
   "session.checkpoints",
   "session.rewind",
@@ -87,6 +88,7 @@ export const SERVER_EVENT_KINDS = {
   // scv 0.3 (docs/protocol.md).
   "models.list": "reply",
   "files.list": "reply",
+  "files.read": "reply",
   // scv 0.3 (docs/checkpoints.md).
   "session.checkpoints": "reply",
   "session.rewound": "session",

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Config } from "../mod.ts";
+import type { TuiConfig } from "./tui_config.ts";
 import { loadHistoryFile, stateDir } from "./history.ts";
 import {
   addNotice,
@@ -19,13 +19,15 @@ import {
   findCommand,
   interruptTurn,
   markClosed,
+  MAX_MENTION_BYTES,
+  type MentionedFile,
   type ModelList,
   notificationBytes,
   openPicker,
   welcome,
   type WorkspaceIndex,
 } from "./state/mod.ts";
-import type { PeonClient } from "../protocol/client.ts";
+import type { PeonClient } from "../protocol/mod.ts";
 import { LiveRegion } from "./terminal.ts";
 import { colorEnabled, errorText, makeStyle, sanitize } from "./text.ts";
 import {
@@ -40,7 +42,6 @@ import {
 import { commandDirs, loadCustomCommands } from "./shell/custom_commands_loader.ts";
 import { imageReader } from "./shell/image_reader.ts";
 import { readClipboardImage } from "./shell/clipboard_image.ts";
-import { mentionReader } from "./shell/mention_reader.ts";
 import { EffectRunner } from "./shell/effect_runner.ts";
 import { ExitLatch, type Outcome } from "./shell/exit.ts";
 import { InputReader } from "./shell/input_reader.ts";
@@ -57,7 +58,7 @@ export { restoreTerminal } from "./shell/process_hooks.ts";
 
 /** Options of {@link runApp}. */
 export interface AppOptions {
-  config: Config;
+  config: TuiConfig;
   /** The workspace, absolute. */
   cwd: string;
   /** Spawn this command (with `bash -c`) as the server instead of running one in-process. */
@@ -78,7 +79,7 @@ const SHUTDOWN_MS = 5000;
 
 /**
  * The state at startup: the config's limits, the saved prompt history, the custom commands
- * (a notice for each one left out) and the reader of mentioned files.
+ * (a notice for each one left out) and the reader of pasted images.
  */
 async function initialState(options: AppOptions, historyPath?: string): Promise<ClientState> {
   const { config } = options;
@@ -110,7 +111,6 @@ async function initialState(options: AppOptions, historyPath?: string): Promise<
     approvalPolicy: config.approval_policy,
     ...(config.steer_key ? { steerKey: config.steer_key } : {}),
     customCommands,
-    readMention: mentionReader(options.cwd),
     readImage: imageReader(options.cwd),
     startupWarnings: notices,
     // The picker shows recorded (UTC) times in the user's zone.
@@ -219,6 +219,38 @@ async function askFiles(
   return { paths: r.paths, truncated: r.truncated };
 }
 
+/** How long the server has to answer one `files.read` before the mention goes unattached. */
+const FILE_READ_TIMEOUT_MS = 10_000;
+
+/** A mentioned file, as the server's `files.read` reads it under the workspace's rules. */
+async function askFile(
+  client: PeonClient | undefined,
+  state: ClientState,
+  path: string,
+  maxBytes: number = MAX_MENTION_BYTES,
+): Promise<MentionedFile> {
+  const session = state.session;
+  const unread = (message: string) => ({ refused: { reason: "unreadable", message } });
+  if (!client || !session) return unread("no session is open");
+  const reply = client.request({
+    type: "files.read",
+    session_id: session.id,
+    path,
+    max_bytes: maxBytes,
+  }, ["files.read"]);
+  try {
+    const r = await withTimeout(reply, FILE_READ_TIMEOUT_MS);
+    if (r === "timeout") {
+      reply.catch(() => {});
+      return unread(`the server did not answer within ${FILE_READ_TIMEOUT_MS / 1000} s`);
+    }
+    if (r.refused) return { refused: r.refused };
+    return { text: r.text ?? "", size: r.size ?? 0, truncated: r.truncated ?? false };
+  } catch (e) {
+    return unread(errorText(e));
+  }
+}
+
 /**
  * Runs the TUI on the process's terminal until the user quits, the server goes away or a
  * signal arrives; resolves with the exit status. The terminal is restored on every path.
@@ -248,10 +280,11 @@ export async function runApp(options: AppOptions): Promise<number> {
     exit,
     historyPath,
     send: () => link && ((message) => link!.client.send(message)),
-    // Both are the server's answers (its provider, its disk), so they hold under
+    // All three are the server's answers (its provider, its disk), so they hold under
     // --server-command too.
     listModels: () => askModels(link?.client, state),
     indexFiles: () => askFiles(link?.client, state),
+    readFile: (path, maxBytes) => askFile(link?.client, state, path, maxBytes),
     notify: (message) => writeAll(notificationBytes(message, env)),
     clipboardImage: () => readClipboardImage(env),
   });

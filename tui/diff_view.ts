@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { unifiedDiff } from "../protocol/unified_diff.ts";
+import { unifiedDiff } from "../protocol/mod.ts";
 import { sanitize, type Style, truncate } from "./text.ts";
 
 /** Options of {@link renderDiff}. */

@@ -3,12 +3,12 @@
  *
  * @module
  */
-import type { Config } from "../mod.ts";
+import type { TuiConfig } from "./tui_config.ts";
 import type { ServerParts, SessionChoice } from "./server_link.ts";
 
 /** Options of {@link runTui}. */
 export interface TuiOptions {
-  config: Config;
+  config: TuiConfig;
   /** The workspace directory; made absolute here. */
   cwd: string;
   /** Spawn this shell command as the Peon server instead of serving in-process. */

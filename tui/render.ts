@@ -26,7 +26,7 @@ import {
 } from "./state/mod.ts";
 import { controlPicture, displayWidth, sanitize, type Style, truncate, wrapPlain } from "./text.ts";
 import { ruleText } from "./state/rules_text.ts";
-import type { PlanLine } from "../protocol/plan_text.ts";
+import type { PlanLine } from "../protocol/mod.ts";
 import { PLAN_OFFER } from "./state/modes.ts";
 
 /** The terminal geometry and styling a frame is rendered for. */

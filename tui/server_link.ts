@@ -7,21 +7,31 @@
  *
  * @module
  */
-import { SCV_VERSION } from "../protocol/constants.ts";
-import { PeonClient, PeonRequestError } from "../protocol/client.ts";
-import type { ServerEventOf } from "../protocol/schema.ts";
-import type { Config, serve } from "../mod.ts";
+import { SCV_VERSION } from "../protocol/mod.ts";
+import { PeonClient, PeonRequestError } from "../protocol/mod.ts";
+import type { ServerEventOf } from "../protocol/mod.ts";
+import type { TuiConfig } from "./tui_config.ts";
 
 /**
  * What the TUI needs from the server side, handed in by the command that starts it (cli/), so
  * that the TUI itself depends on no server module: it is a Peon client like any other.
  */
 export interface ServerParts {
-  /** Loads the in-process server (only called when the server runs in this process). */
-  loadServe(): Promise<typeof serve>;
+  /**
+   * Loads the in-process server, bound to the configuration (only called when the server runs
+   * in this process); the server it starts serves one connection and resolves with its status.
+   */
+  loadServe(): Promise<InProcessServer>;
   /** Signals every process of the group `pgid`; never throws. */
   signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
 }
+
+/** Starts a Peon server on a pair of byte streams, its diagnostics going to `log`. */
+export type InProcessServer = (io: {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+  log: (line: string) => void;
+}) => Promise<number>;
 
 /** A connected server. */
 export interface ServerLink {
@@ -36,7 +46,7 @@ export interface ServerLink {
 
 /** Options of {@link openServer}. */
 export interface OpenServerOptions {
-  config: Config;
+  config: TuiConfig;
   cwd: string;
   serverCommand?: string;
   /** Where diagnostics go; see {@link LogSink}. */
@@ -145,7 +155,7 @@ export type SessionChoice =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { PeonClient, PeonRequestError } from "../protocol/client.ts";
+ * import { PeonClient, PeonRequestError } from "../protocol/mod.ts";
  * import { handshake } from "./server_link.ts";
  * // A "server" that never answers.
  * const silent = new TransformStream<Uint8Array, Uint8Array>();
@@ -207,7 +217,6 @@ export async function openServer(options: OpenServerOptions): Promise<ServerLink
     const served = serve({
       readable: toServer.readable,
       writable: toClient.writable,
-      config: options.config,
       log: log.line,
     }).catch((e) => {
       log.line(`scv-server: crashed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);

@@ -8,8 +8,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dependencies"]["node-llama-cpp"])' "$here/package.json")
 cache="${SCV_CI_CACHE:-$HOME/.cache/scv-ci}/llama-$version"
-models_rev=$(sha256sum "$here/make_model.py" | cut -c1-12)
-if [ -x "$cache/llama-server" ] && [ -f "$cache/model-hello-$models_rev.gguf" ]; then
+# The models are rewritten when this script or make_model.py changes (their arguments live here).
+models_rev=$(cat "$here/make_model.py" "$here/build.sh" | sha256sum | cut -c1-12)
+if [ -x "$cache/llama-server" ] && [ -f "$cache/model-hello-$models_rev.gguf" ] &&
+  [ -f "$cache/model-tool-$models_rev.gguf" ]; then
   echo "$cache"
   exit 0
 fi
@@ -51,4 +53,12 @@ rm -f "$cache"/model-*.gguf
 PYTHONPATH="$src/gguf-py" "$py" "$here/make_model.py" "$src/models/ggml-vocab-qwen2.gguf" \
   "$cache/model-hello-$models_rev.gguf" >>"$log" 2>&1
 ln -sf "model-hello-$models_rev.gguf" "$cache/model-hello.gguf"
+# The tool-call model: Qwen2.5's chat template (it offers tools as Hermes-style <tool_call>
+# JSON), answering a prompt with a read_file call and a tool's result with "Done".
+PYTHONPATH="$src/gguf-py" "$py" "$here/make_model.py" "$src/models/ggml-vocab-qwen2.gguf" \
+  "$cache/model-tool-$models_rev.gguf" \
+  --template "$src/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja" \
+  --reply $'<tool_call>\n{"name":"read_file","arguments":{"path":"a.txt"}}\n</tool_call>' \
+  --after 'ĊĊ=Done' >>"$log" 2>&1
+ln -sf "model-tool-$models_rev.gguf" "$cache/model-tool.gguf"
 echo "$cache"

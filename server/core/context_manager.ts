@@ -24,11 +24,23 @@ import {
 /** What the next provider call needs: its messages, and whether the history must shrink first. */
 export type FitPlan =
   /** The history fits as it is. */
-  | { kind: "fits"; messages: ChatMessage[] }
+  | { kind: "fits"; messages: ChatMessage[]; tight?: TightFit }
   /** Put `history` in place (it is the prompt of `messages`) and report the compaction. */
-  | (CompactionDone & { messages: ChatMessage[] })
+  | (CompactionDone & { messages: ChatMessage[]; tight?: TightFit })
   /** The current turn alone is too large: the turn fails with `context_limit`. */
   | { kind: "context_limit"; message: string };
+
+/**
+ * A prompt that fits only by leaving the answer less than its usual reserve: the current turn
+ * alone (system prompt, tools and the turn's messages) is larger than the window less
+ * {@link answerReserve}, but not larger than the window less {@link minimumAnswerRoom}.
+ */
+export interface TightFit {
+  /** The prompt's tokens as counted. */
+  promptTokens: number;
+  /** The tokens the window leaves for the answer. */
+  answerRoom: number;
+}
 
 /** Whether the history stays within `max_history_bytes`, and what to cut when it does not. */
 export type TrimPlan =
@@ -97,6 +109,26 @@ export function answerReserve(contextMaxTokens: number): number {
   return Math.min(8192, Math.floor(contextMaxTokens / 5));
 }
 
+/**
+ * The least room for the answer a prompt may leave: a sixteenth of the window, at least 64 tokens
+ * and at most {@link answerReserve}. A turn whose own messages leave less fails with
+ * `context_limit`; one that leaves more but less than the reserve still goes, after everything
+ * before it is compacted away. Small local windows (2,048 or 4,096 tokens, most of it taken by
+ * the system prompt and the tools) would otherwise refuse prompts the server takes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { minimumAnswerRoom } from "./context_manager.ts";
+ * assert.equal(minimumAnswerRoom(2048), 128);
+ * assert.equal(minimumAnswerRoom(128_000), 8000);
+ * assert.equal(minimumAnswerRoom(200), 40);
+ * ```
+ */
+export function minimumAnswerRoom(contextMaxTokens: number): number {
+  return Math.min(answerReserve(contextMaxTokens), Math.max(64, Math.floor(contextMaxTokens / 16)));
+}
+
 /** Calibration ratios learnt per model in this process, so a new session starts from them. */
 const RATIOS = new Map<string, number>();
 /** Models whose ratio is kept, at most. */
@@ -139,12 +171,13 @@ export function createContextManager(
     history: ChatMessage[],
     turnStart: number,
     tools: ToolSpec[],
+    max = maxTokens(),
   ) =>
     planCompaction(history, {
       turnStart,
       countMessage: c.countMessage,
       fixedTokens: c.countMessage(systemMessage) + c.countTools(tools) + REPLY_PRIMING_TOKENS,
-      maxTokens: Math.max(1, maxTokens()),
+      maxTokens: Math.max(1, max),
     });
   const load = async (): Promise<TokenCounter> => {
     const c = await (loading ??= TokenCounter.create(config.model, imageRule));
@@ -216,6 +249,17 @@ export function createContextManager(
         plan = planWith(c, history, turnStart, tools);
       }
       used = c;
+      let tight: TightFit | undefined;
+      const tightMax = window - minimumAnswerRoom(window);
+      if (plan.kind === "context_limit" && c !== bound && plan.minTokens <= tightMax) {
+        // The turn alone passes the reserve but leaves the answer its minimum: everything
+        // before it goes, and the answer gets what is left.
+        plan = planWith(c, history, turnStart, tools, tightMax);
+        if (plan.kind !== "context_limit") {
+          const promptTokens = plan.kind === "fits" ? plan.tokens : plan.afterTokens;
+          tight = { promptTokens, answerRoom: window - promptTokens };
+        }
+      }
       if (plan.kind === "context_limit") {
         return {
           kind: "context_limit",
@@ -228,7 +272,10 @@ export function createContextManager(
       // The plan already counted this prompt; calibration compares it with the reported size.
       if (c === bound) boundPlans.set(messages, tools);
       else estimates.set(messages, plan.kind === "fits" ? plan.tokens : plan.afterTokens);
-      return plan.kind === "fits" ? { kind: "fits", messages } : { ...plan, messages };
+      const done = tight === undefined ? {} : { tight };
+      return plan.kind === "fits"
+        ? { kind: "fits", messages, ...done }
+        : { ...plan, messages, ...done };
     },
 
     count(history, { systemPrompt, tools }) {

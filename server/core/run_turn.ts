@@ -295,6 +295,14 @@ async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
     tools: tools ? deps.tools.specs() : [],
   });
   if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
+  if (plan.tight && deps.notices) {
+    const message = `The current turn takes about ${plan.tight.promptTokens} of the ` +
+      `${deps.context.window} tokens of context, leaving ${plan.tight.answerRoom} for the answer ` +
+      `(less than the usual fifth)${
+        plan.kind === "compacted" ? "; earlier turns are compacted away" : ""
+      }`;
+    await emitBounded(turn, "turn.notice", { message }, "notice", deps.signal);
+  }
   if (plan.kind === "compacted") {
     turn.applyCut(plan);
     await turn.emit("context.compacted", {

@@ -15,6 +15,7 @@ import { McpHost, type McpServerStatus } from "../mcp/host.ts";
 import { openSandbox, type Sandbox } from "../sandbox/mod.ts";
 import { ProviderMemory, providerMemoryPath } from "../provider/memory.ts";
 import { isLocalServer } from "../provider/local_server.ts";
+import { keyHeader } from "../provider/request_headers.ts";
 import type { ServerWindow } from "../provider/window.ts";
 
 /**
@@ -91,10 +92,9 @@ function askServerWindow(
           import("../provider/window.ts"),
           import("../provider/from_config.ts"),
         ]);
-        const key = env(config.api_key_env);
         const headers = {
           ...expandHeaders(config.provider_headers, env).headers,
-          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...keyHeader(config.provider, env(config.api_key_env)),
         };
         const found = await probeServerWindow({
           baseUrl: config.base_url,

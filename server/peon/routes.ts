@@ -9,6 +9,7 @@ import type { ClientMessage, ClientMessageOf } from "../../protocol/schema.ts";
 import type { ConnectionContext } from "./context.ts";
 import { approvalResolve } from "./handlers/approval_resolve.ts";
 import { filesList } from "./handlers/files_list.ts";
+import { filesRead } from "./handlers/files_read.ts";
 import { initialize } from "./handlers/initialize.ts";
 import { mcpStatus } from "./handlers/mcp_status.ts";
 import { modelsList } from "./handlers/models_list.ts";
@@ -47,6 +48,7 @@ export const ROUTES: { readonly [T in ClientMessageType]: Handler<T> } = {
   "mcp.status": mcpStatus,
   "models.list": modelsList,
   "files.list": filesList,
+  "files.read": filesRead,
   "session.checkpoints": sessionCheckpoints,
   "session.rewind": sessionRewind,
   "turn.steer": turnSteer,

@@ -13,6 +13,7 @@ import { callError, type ProviderHttp } from "./http.ts";
 import { DEFAULT_RESPONSE_LIMITS } from "./limits.ts";
 import type { Redactor } from "./redact.ts";
 import type { ProviderOptions } from "./options.ts";
+import { keyHeader } from "./request_headers.ts";
 import { providerTransport } from "./transport.ts";
 import { typedEvents } from "./typed_stream.ts";
 import type { Provider, ProviderEvent, ProviderRequest } from "./types.ts";
@@ -45,7 +46,7 @@ export class AnthropicProvider implements Provider {
     ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
       path: "/messages",
       defaults: { "anthropic-version": ANTHROPIC_VERSION },
-      auth: options.apiKey ? { "x-api-key": options.apiKey } : {},
+      auth: keyHeader("anthropic", options.apiKey),
     }));
   }
 

@@ -11,6 +11,9 @@ import { errorText } from "../error_text.ts";
 import { ProviderConfigError } from "./config_error.ts";
 import { expandHeaders } from "./from_config.ts";
 import { endpointUrl } from "./http.ts";
+import { ANTHROPIC_VERSION } from "./anthropic.ts";
+import { readBoundedText } from "./bounded_body.ts";
+import { keyHeader, mergeHeaders } from "./request_headers.ts";
 import { Redactor, urlSecrets } from "./redact.ts";
 
 /** How long the list may take. */
@@ -50,28 +53,16 @@ export function parseModels(text: string): string[] {
 }
 
 /** At most `max` bytes of a body as text; past that, the body is cancelled and this throws. */
-async function readAtMost(res: Response, max: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw new RangeError(`the answer is over ${max / 1024 / 1024} MiB`);
-    }
-    chunks.push(value);
+async function readAtMost(res: Response, max: number, signal: AbortSignal): Promise<string> {
+  const text = await readBoundedText(res.body, {
+    maxBytes: max + 1,
+    waitMs: MODELS_TIMEOUT_MS,
+    signal,
+  });
+  if (new TextEncoder().encode(text).length > max) {
+    throw new RangeError(`the answer is over ${max / 1024 / 1024} MiB`);
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
+  return text;
 }
 
 /** The list's URL as a message may show it: without credentials. */
@@ -104,25 +95,21 @@ export async function listModels(
     if (e instanceof ProviderConfigError) return { error: e.message };
     throw e;
   }
-  const headers: Record<string, string> = { ...expanded.headers };
-  if (key) {
-    if (config.provider === "anthropic") {
-      headers["x-api-key"] = key;
-      headers["anthropic-version"] = "2023-06-01";
-    } else headers["authorization"] = `Bearer ${key}`;
-  }
+  const headers = mergeHeaders(
+    config.provider === "anthropic" ? { "anthropic-version": ANTHROPIC_VERSION } : {},
+    expanded.headers,
+    keyHeader(config.provider, key),
+  );
   const redactor = new Redactor([key, ...expanded.secrets, ...urlSecrets(config.base_url)]);
   const timeout = AbortSignal.timeout(MODELS_TIMEOUT_MS);
   try {
-    const res = await fetch(url, {
-      headers,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
+    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const res = await fetch(url, { headers, signal: both });
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       return { error: `${shownUrl(url)} answered HTTP ${res.status}` };
     }
-    return { models: parseModels(await readAtMost(res, MAX_MODELS_BYTES)) };
+    return { models: parseModels(await readAtMost(res, MAX_MODELS_BYTES, both)) };
   } catch (e) {
     const why = timeout.aborted
       ? `no answer within ${MODELS_TIMEOUT_MS / 1000} s`

@@ -27,6 +27,7 @@ import {
   type ProviderRequest,
   type ProviderUsage,
 } from "./types.ts";
+import { keyHeader } from "./request_headers.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
 
@@ -76,7 +77,7 @@ export class OpenAIProvider implements Provider {
     this.#startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
       path: "/chat/completions",
-      auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      auth: keyHeader("openai-chat", options.apiKey),
       retry: {
         maxAttempts: options.maxAttempts ?? options.retry?.maxAttempts ??
           DEFAULT_RETRY_POLICY.maxAttempts,

@@ -15,6 +15,7 @@ import type { Redactor } from "./redact.ts";
 import { checkImageLimits, OPENAI_IMAGE_LIMITS } from "./image_content.ts";
 import { OPTIONAL_FIELDS, type OptionalField, responsesBody } from "./responses_request.ts";
 import { ResponsesAccumulator } from "./responses_accumulator.ts";
+import { keyHeader } from "./request_headers.ts";
 import { providerTransport } from "./transport.ts";
 import { typedEvents } from "./typed_stream.ts";
 import type { Provider, ProviderEvent, ProviderRequest } from "./types.ts";
@@ -47,7 +48,7 @@ export class OpenAIResponsesProvider implements Provider {
     this.#o = options;
     ({ http: this.#http, redactor: this.#redactor } = providerTransport(options, {
       path: "/responses",
-      auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      auth: keyHeader("openai-chat", options.apiKey),
     }));
   }
 

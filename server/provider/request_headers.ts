@@ -8,6 +8,28 @@
  */
 
 /**
+ * The key's header for the provider's wire: `x-api-key` for Anthropic's Messages API,
+ * `authorization: Bearer` for every OpenAI-compatible one; none without a key. The one place
+ * a key becomes a header.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { keyHeader } from "./request_headers.ts";
+ * assert.deepEqual(keyHeader("openai-chat", "sk-1"), { authorization: "Bearer sk-1" });
+ * assert.deepEqual(keyHeader("anthropic", "sk-1"), { "x-api-key": "sk-1" });
+ * assert.deepEqual(keyHeader("openai-chat", undefined), {});
+ * ```
+ */
+export function keyHeader(
+  provider: string,
+  key: string | undefined,
+): Record<string, string> {
+  if (!key) return {};
+  return provider === "anthropic" ? { "x-api-key": key } : { authorization: `Bearer ${key}` };
+}
+
+/**
  * Merges header sets; a later set wins for a name any earlier set has, whatever its case. The
  * names come out lower-cased.
  *

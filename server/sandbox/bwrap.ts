@@ -147,7 +147,7 @@ export const bwrapBackend: SandboxBackend = {
   executable: "bwrap",
   probe: probeBwrap,
   command: (spec, argv) => {
-    const inner = spec.proxy ? forwarderArgv(spec.proxy.socat, argv) : argv;
+    const inner = spec.proxy ? forwarderArgv(spec.proxy.socat, argv, spec.proxy.token) : argv;
     return {
       command: "bwrap",
       args: bwrapArgs(

@@ -64,8 +64,11 @@ export interface Sandbox {
   prepare(workspace: string, argv: readonly string[]): Promise<PreparedCommand>;
   /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
   limitsReport(): Promise<string>;
-  /** Connections scv's proxy refused since `at` (a `performance.now()` value). */
-  refusedSince(at: number): Refusal[];
+  /**
+   * Connections scv's proxy refused for the call with proxy token `caller` (its
+   * `spec.proxy.token`), and those of no call's since `at` (a `performance.now()` value).
+   */
+  refusedSince(at: number, caller?: string): Refusal[];
   /** Why sandboxed commands get no proxy for `sandbox_network`'s hosts, once it was tried. */
   proxyProblem(): Promise<string | undefined>;
   /** Closes the proxy, if one was started, and removes the cgroups of killed calls. */
@@ -282,7 +285,7 @@ export async function openSandbox(
       if (eff.notes.length > 0) report.reason = eff.notes.join("; ");
       return report;
     },
-    refusedSince: (at) => bashProxy?.refusedSince(at) ?? [],
+    refusedSince: (at, caller) => bashProxy?.refusedSince(at, caller) ?? [],
     async proxyProblem() {
       const proxy = proxies.get("bash");
       if (!settings.hosts || !proxy) return undefined;
@@ -339,7 +342,11 @@ export async function openSandbox(
         if (limits && path) spec.limits = { prlimit: path, values: limits };
         if (settings.hosts && !spec.network) {
           const p = await startProxy("bash", settings.hosts);
-          if (typeof p !== "string") spec.proxy = { socket: p.proxy.path, socat: p.socat };
+          if (typeof p !== "string") {
+            // A token per call: the proxy's refusals are told to the call they came from.
+            const token = crypto.randomUUID().replaceAll("-", "");
+            spec.proxy = { socket: p.proxy.path, socat: p.socat, token };
+          }
         }
         const inner = backend.command(spec, argv);
         if (!limits || !useCgroups || !(await probeCgroup())) {

@@ -39,7 +39,12 @@ export interface SandboxSpec {
    * scv's proxy, for `sandbox_network`'s hosts: its Unix socket on the host, bound into the
    * sandbox, and the forwarder (socat) inside that offers it on the sandbox's loopback.
    */
-  proxy?: { socket: string; socat: string };
+  proxy?: {
+    socket: string;
+    socat: string;
+    /** The call's token in its proxy URL (hex), that its refusals are matched by. */
+    token?: string;
+  };
   /** Resource limits, set with `prlimit` at this path inside; absent: none. */
   limits?: { prlimit: string; values: SandboxLimits };
 }

@@ -327,7 +327,11 @@ async function run(
   else if (!status.success) note = `[exit code ${status.code}]`;
 
   // Each host scv's proxy refused during the call, in one line naming it and the key.
-  const refused = spec?.proxy ? refusalLines(options.sandbox?.refusedSince(startedAt) ?? []) : "";
+  const refused = spec?.proxy
+    ? refusalLines(
+      options.sandbox?.refusedSince(startedAt, spec.proxy.token) ?? [],
+    )
+    : "";
   if (note === undefined) {
     if (refused !== "") {
       const { text, truncated } = out.render(encoder.encode(refused).length + 1);

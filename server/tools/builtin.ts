@@ -39,7 +39,7 @@ export function builtinTools(bash: BashOptions = {}, web: WebFetchConfig = {}): 
     grepTool,
     // It only reads from the network, within its own host checks and approval: plan mode
     // lets it run (registry.ts, runsInPlanMode).
-    { ...createWebFetchTool(web), readOnly: true },
+    createWebFetchTool(web),
     updatePlanTool,
   ];
   const table = PARAMETERS as Record<string, Record<string, unknown>>;

@@ -10,7 +10,7 @@ import { checkImage, type CheckOptions } from "../images/attachments.ts";
 import { mediaTypeOfName } from "../images/format.ts";
 import type { ImagePart } from "../images/image_part.ts";
 import { fileErrorMessage } from "./permission.ts";
-import { locate, openedInside } from "./workspace.ts";
+import { openContained, readAtMost } from "./contained_file.ts";
 
 /**
  * Reads an image file inside the workspace, at most `maxImageBytes` (plus one, to tell a file
@@ -26,36 +26,18 @@ export async function readWorkspaceImage(
 ): Promise<ImagePart | string> {
   const { maxImageBytes, name = basename(userPath) } = options;
   const claimed = "claimed" in options ? options.claimed : mediaTypeOfName(userPath);
-  let file: Deno.FsFile | undefined;
+  const opened = await openContained(cwd, userPath);
+  if (!("file" in opened)) return opened.message;
+  const { file, info } = opened;
   try {
-    const { root, absolute, inside } = await locate(cwd, userPath);
-    if (!inside) return `"${userPath}" is outside the workspace "${root}"`;
-    const info = await Deno.stat(absolute);
-    if (!info.isFile) return `"${userPath}" is not a regular file`;
     if (info.size > maxImageBytes) {
       return `it is ${info.size} bytes, over max_image_bytes (${maxImageBytes})`;
-    }
-    file = await Deno.open(absolute, { read: true });
-    if (!(await openedInside(root, absolute, file).catch(() => false))) {
-      return `"${userPath}" changed while being opened and may now lead outside the workspace`;
     }
     const bytes = await readAtMost(file, maxImageBytes + 1);
     return checkImage(bytes, { name, claimed, maxImageBytes });
   } catch (e) {
     return fileErrorMessage(e, { verb: "read", path: userPath, flag: "--allow-read" });
   } finally {
-    file?.close();
+    file.close();
   }
-}
-
-/** The first `limit` bytes of a file (fewer at its end). */
-async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array> {
-  const out = new Uint8Array(limit);
-  let n = 0;
-  while (n < limit) {
-    const got = await file.read(out.subarray(n));
-    if (got === null) break;
-    n += got;
-  }
-  return out.subarray(0, n);
 }

@@ -154,3 +154,33 @@ async function* walkDir(
     }
   }
 }
+
+/**
+ * Whether {@link walk} from `base` would skip the file `rel` (relative, `/`-separated): it lies
+ * in a `.git` directory, or a `.gitignore` rule in scope ignores it or a directory above it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { skippedByWalk } from "./walk.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/.gitignore`, "build/\n*.log\n");
+ * assert(await skippedByWalk(dir, "build/out.js"));
+ * assert(await skippedByWalk(dir, "src/a.log"));
+ * assert(await skippedByWalk(dir, ".git/config"));
+ * assert(!(await skippedByWalk(dir, "src/a.ts")));
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function skippedByWalk(base: string, rel: string): Promise<boolean> {
+  const segments = rel.split("/").filter((s) => s !== "" && s !== ".");
+  if (segments.includes(".git")) return true;
+  const rules: Rules[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const r = await loadRules(base, segments.slice(0, i).join("/"));
+    if (r) rules.push(r);
+    // A directory the walk does not enter hides all below it, as in git.
+    if (ignored(rules, segments.slice(0, i + 1).join("/"), i < segments.length - 1)) return true;
+  }
+  return false;
+}

@@ -84,6 +84,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
       "the user allows them.",
     schema,
     risk: () => "network",
+    // It changes nothing: plan mode runs it (asking as on-risk does).
+    readOnly: true,
     summary: (a) => `Fetch web page: ${a.url}`,
     async run(args, ctx): Promise<ToolResult> {
       let url: URL;

@@ -29,7 +29,7 @@ Deno.test("every Peon frame of the documentation parses on its side and round-tr
   const frames = peonDocFrames();
   assert(frames.length > 50, `only ${frames.length} frames found`);
   const protocolPage = frames.filter((f) => f.page === "docs/protocol.md");
-  assertEquals(protocolPage.length, 28);
+  assertEquals(protocolPage.length, 31);
   for (const f of frames) {
     const sides = sidesOf(f.value);
     const where = `${f.page}:${f.line} ${JSON.stringify(f.value).slice(0, 120)}`;

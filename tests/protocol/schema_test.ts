@@ -47,7 +47,7 @@ function roundTrip(value: unknown, schema: typeof ClientMessage | typeof ServerE
 }
 
 Deno.test("every client example frame of the documentation parses and round-trips", () => {
-  assert.equal(specClientExamples.length, 8);
+  assert.equal(specClientExamples.length, 9);
   for (const example of clientExamples) {
     const r = ClientMessage.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -56,7 +56,7 @@ Deno.test("every client example frame of the documentation parses and round-trip
 });
 
 Deno.test("every server example frame of the documentation parses and round-trips", () => {
-  assert.equal(specServerExamples.length, 20);
+  assert.equal(specServerExamples.length, 22);
   for (const example of serverExamples) {
     const r = ServerEvent.safeParse(example);
     assert.ok(r.success, `${example.type}: ${r.error?.message}`);
@@ -109,6 +109,7 @@ Deno.test("unknown fields are ignored when parsing a server event", () => {
 // parts.
 const OPTIONAL: Record<string, string[]> = {
   "files.list": ["limit"],
+  "files.read": ["max_bytes"],
   "models.list": ["error"],
   "approval.requested": ["rule", "sandboxed"],
   "turn.start": ["attachments", "queue"],

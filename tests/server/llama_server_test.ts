@@ -1,6 +1,7 @@
 /**
  * scv against a real llama.cpp `llama-server`, built from source by `.ci/llama/build.sh` with a
- * small deterministic Qwen2-vocabulary model (`.ci/llama/make_model.py`: it answers "Hello").
+ * small deterministic Qwen2-vocabulary model (`.ci/llama/make_model.py`: it answers "Hello"),
+ * and a second one with Qwen2.5's tool template that calls `read_file` and then answers "Done".
  * `SCV_LLAMA_DIR` names the build's directory; `.ci/run` always sets it, so in CI these tests
  * always run. Without it (a developer who did not build llama-server) they are skipped.
  *
@@ -42,12 +43,12 @@ async function listening(port: number, child: Deno.ChildProcess, ms = 60_000): P
 class Llama {
   readonly port: number;
   readonly child: Deno.ChildProcess;
-  constructor(args: string[], port = freePort()) {
+  constructor(args: string[], port = freePort(), model = "model-hello.gguf") {
     this.port = port;
     this.child = new Deno.Command(`${DIR}/llama-server`, {
       args: [
         "-m",
-        `${DIR}/model-hello.gguf`,
+        `${DIR}/${model}`,
         "--host",
         "127.0.0.1",
         "--port",
@@ -273,5 +274,47 @@ Deno.test({
         await llama.stop();
       }
     });
+  },
+});
+
+Deno.test({
+  name:
+    "a tool call spelt through llama-server's tool template and grammar runs, and its result goes back",
+  ignore,
+  async fn() {
+    // The call takes 23 tokens: past the -n 16 the other tests use.
+    const llama = new Llama(["-c", "4096", "--jinja", "-n", "64"], undefined, "model-tool.gguf");
+    const front = proxy(llama);
+    try {
+      await llama.ready();
+      const scv = await ServerProcess.start({
+        config: { base_url: front.baseUrl, model: "local" },
+      });
+      try {
+        const cwd = await Deno.makeTempDir();
+        await Deno.writeTextFile(`${cwd}/a.txt`, "the file's own words\n");
+        const { sessionId } = await scv.open(cwd);
+        const { done } = await scv.runTurn(sessionId, "Read a.txt.");
+        assertEquals(done.type, "turn.completed", JSON.stringify(done));
+        const proposed = scv.events.filter((e) => e.type === "tool.proposed");
+        assertEquals(proposed.map((e) => [e.name, e.arguments]), [["read_file", {
+          path: "a.txt",
+        }]]);
+        const completed = scv.events.find((e) => e.type === "tool.completed");
+        assertEquals(completed?.success, true, JSON.stringify(completed));
+        assert(String(completed?.output).includes("the file's own words"), completed?.output);
+        const text = scv.events.filter((e) => e.type === "assistant.delta").map((e) => e.content)
+          .join("");
+        assertEquals(text, "Done");
+        assertEquals(front.chats.map((c) => c.tools), [true, true], "the call, then its result");
+        assert(front.chats[1]!.messages > front.chats[0]!.messages, "the result went back");
+        await Deno.remove(cwd, { recursive: true });
+      } finally {
+        await scv.kill();
+      }
+    } finally {
+      await front.close();
+      await llama.stop();
+    }
   },
 });

@@ -13,6 +13,8 @@ export interface Layer {
   units: readonly string[];
   /** Layers whose units may be imported; a layer naming itself lets its units import each other. */
   may: readonly string[];
+  /** For some of `may`: the one file of that layer its units may import (its face). */
+  through?: Readonly<Record<string, string>>;
 }
 
 /** The layers, bottom to top. A new folder of `server/` must be placed here (and in the doc). */
@@ -40,8 +42,8 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   core: { units: ["server/core"], may: ["protocol", "base", "lower"] },
   /** The server's faces, each translating its wire to the core; never importing each other. */
   face: { units: ["server/peon", "server/acp"], may: ["protocol", "base", "lower", "core"] },
-  /** The terminal client: a Peon client, through the protocol only. */
-  tui: { units: ["tui"], may: ["protocol"] },
+  /** The terminal client: a Peon client, through the protocol's face only. */
+  tui: { units: ["tui"], may: ["protocol"], through: { protocol: "protocol/mod.ts" } },
   /** The library entry. */
   library: { units: ["mod.ts"], may: ["protocol", "base", "lower", "core", "face"] },
   /** The commands: they start the faces and the TUI. */
@@ -94,6 +96,11 @@ export function layerViolations(
         out.add(`${from} -> ${to} (${toUnit} is in no layer)`);
       } else if (!layers[fromLayer]!.may.includes(toLayer)) {
         out.add(`${from} -> ${to} (${fromLayer} may not import ${toLayer})`);
+      } else {
+        const face = layers[fromLayer]!.through?.[toLayer];
+        if (face !== undefined && to !== face) {
+          out.add(`${from} -> ${to} (${fromLayer} imports ${toLayer} only through ${face})`);
+        }
       }
     }
   }

@@ -116,6 +116,8 @@ const encoder = new TextEncoder();
 export class MockOpenAI {
   /** Every request received, in order. */
   readonly requests: MockRequest[] = [];
+  /** The `authorization` header of each `GET /models`, in order (null when it had none). */
+  readonly modelListAuth: (string | null)[] = [];
   #server: Deno.HttpServer;
   #script: MockScript;
   #open = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -158,6 +160,7 @@ export class MockOpenAI {
   async #handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (url.pathname.endsWith("/models") && req.method === "GET" && this.#models) {
+      this.modelListAuth.push(req.headers.get("authorization"));
       return Response.json({ object: "list", data: this.#models.map((id) => ({ id })) });
     }
     // Every wire API's endpoint under any base path (Azure's /openai/v1, say).

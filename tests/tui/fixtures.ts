@@ -9,10 +9,13 @@ import type { KeyEvent } from "../../tui/keys.ts";
 import {
   applyEvent,
   applyKey,
+  attachMentions,
   type ClientState,
   createState,
   drainOutbox,
   type Effect,
+  MAX_MENTION_BYTES,
+  type MentionedFile,
 } from "../../tui/state/mod.ts";
 
 /** Limits reported by the test session. */
@@ -170,4 +173,44 @@ export function notices(s: ClientState): string[] {
 export function enter(s: ClientState, text: string): OutgoingMessage[] {
   typeText(s, text);
   return sent(applyKey(s, key("enter")));
+}
+
+/** What the server's `files.read` would answer for `file` (a string is a text file's content). */
+function answerOf(file: string | MentionedFile | undefined): MentionedFile {
+  if (file === undefined) return { refused: { reason: "missing", message: "no such file" } };
+  if (typeof file !== "string") return file;
+  const bytes = new TextEncoder().encode(file);
+  const head = bytes.subarray(0, MAX_MENTION_BYTES);
+  return {
+    text: new TextDecoder().decode(head),
+    size: bytes.length,
+    truncated: head.length < bytes.length,
+  };
+}
+
+/**
+ * The messages among `effects` that are sent, a prompt's mentioned files answered from `files`
+ * as the server's `files.read` would (a path not among them names no file), as the shell does.
+ */
+export function sentWith(
+  s: ClientState,
+  effects: Effect[],
+  files: Record<string, string | MentionedFile>,
+): OutgoingMessage[] {
+  return effects.flatMap((f) => {
+    if (f.kind === "send") return [f.message];
+    if (f.kind !== "send-attached") return [];
+    const read = new Map(f.paths.map((p) => [p, answerOf(files[p])]));
+    return [{ ...f.message, prompt: attachMentions(s, f.typed, f.maxBytes, f.images, read) }];
+  });
+}
+
+/** Types `text`, presses Enter and returns what was sent, mentioned files read from `files`. */
+export function enterWith(
+  s: ClientState,
+  text: string,
+  files: Record<string, string | MentionedFile>,
+): OutgoingMessage[] {
+  typeText(s, text);
+  return sentWith(s, applyKey(s, key("enter")), files);
 }

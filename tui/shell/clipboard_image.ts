@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ImageMediaType } from "../../protocol/constants.ts";
-import { IMAGE_MEDIA_TYPES } from "../../protocol/constants.ts";
+import type { ImageMediaType } from "../../protocol/mod.ts";
+import { IMAGE_MEDIA_TYPES } from "../../protocol/mod.ts";
 import type { ComposerImage } from "../state/images.ts";
 import { MAX_INLINE_IMAGE_BYTES } from "./image_reader.ts";
 

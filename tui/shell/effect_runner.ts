@@ -1,10 +1,12 @@
 /**
  * The shell's effect runner: carries out what the reducers ask (send a message, exit, clear the
- * screen, flush, wait for a reply, save the history) and asks for a frame after each batch.
+ * screen, flush, wait for a reply, save the history) and asks for a frame after each batch. A
+ * prompt whose mentioned files the server must read first is sent once it has answered, and
+ * every message after it waits for it, so the server sees them in the order they were asked.
  *
  * @module
  */
-import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { OutgoingMessage } from "../../protocol/mod.ts";
 import { saveHistoryFile } from "../history.ts";
 import { applyClipboardImage, type ComposerImage } from "../state/images.ts";
 import {
@@ -12,10 +14,13 @@ import {
   applyNoReply,
   applySendFailure,
   applyWorkspaceIndex,
+  attachMentions,
   type AwaitedRequest,
   awaitingReply,
   type ClientState,
   type Effect,
+  MAX_MENTION_BYTES,
+  type MentionedFile,
   type ModelList,
   type WorkspaceIndex,
 } from "../state/mod.ts";
@@ -36,6 +41,8 @@ export interface EffectRunnerOptions {
   listModels: () => Promise<ModelList>;
   /** Indexes the workspace's files for `@path` completion. */
   indexFiles: () => Promise<WorkspaceIndex>;
+  /** Reads a mentioned file through the server (`files.read`); never throws. */
+  readFile: (path: string, maxBytes: number) => Promise<MentionedFile>;
   /** Writes a notification to the terminal (OSC 9 or BEL); omitted: none is written. */
   notify?: (message: string) => void;
   /** Reads the clipboard's image for Ctrl+V; omitted: Ctrl+V says it cannot. */
@@ -50,6 +57,8 @@ export class EffectRunner implements AsyncDisposable {
   #replyTimers = new Map<AwaitedRequest, ReturnType<typeof setTimeout>>();
   #saving = Promise.resolve();
   #indexing = false;
+  // The sends still waiting for a prompt's mentioned files, last first; undefined: none.
+  #sending: Promise<void> | undefined;
 
   /** A runner over `options`. */
   constructor(options: EffectRunnerOptions) {
@@ -66,15 +75,22 @@ export class EffectRunner implements AsyncDisposable {
   #one(fx: Effect): void {
     const { state, exit, render } = this.#o;
     switch (fx.kind) {
-      case "send": {
-        const send = this.#o.send();
-        if (!send) break;
-        send(fx.message).catch((e) => {
-          applySendFailure(state, fx.message, errorText(e));
-          this.run([]); // a cancel that could not be sent is no longer awaited: drop its timer
+      case "send":
+        if (this.#sending) this.#after(() => this.#send(fx.message));
+        else this.#send(fx.message);
+        break;
+      case "send-attached":
+        this.#after(async () => {
+          const files = new Map<string, MentionedFile>();
+          await Promise.all(fx.paths.map(async (path) => {
+            files.set(path, await this.#o.readFile(path, MAX_MENTION_BYTES));
+          }));
+          if (exit.exiting) return;
+          const prompt = attachMentions(state, fx.typed, fx.maxBytes, fx.images, files);
+          this.#send({ ...fx.message, prompt });
+          this.run([]);
         });
         break;
-      }
       case "exit":
         exit.finish(fx.status, fx.message);
         break;
@@ -149,6 +165,24 @@ export class EffectRunner implements AsyncDisposable {
         break;
       }
     }
+  }
+
+  #send(message: OutgoingMessage): void {
+    const send = this.#o.send();
+    if (!send) return;
+    send(message).catch((e) => {
+      applySendFailure(this.#o.state, message, errorText(e));
+      this.run([]); // a cancel that could not be sent is no longer awaited: drop its timer
+    });
+  }
+
+  /** Runs `step` after the sends already waiting. */
+  #after(step: () => void | Promise<void>): void {
+    const next = (this.#sending ?? Promise.resolve()).then(step).catch(() => {});
+    this.#sending = next;
+    void next.then(() => {
+      if (this.#sending === next) this.#sending = undefined;
+    });
   }
 
   #dropConfirmedTimers(): void {

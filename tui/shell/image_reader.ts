@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ImageMediaType } from "../../protocol/constants.ts";
+import type { ImageMediaType } from "../../protocol/mod.ts";
 import type { ImageReader } from "../state/images.ts";
 
 const ENDINGS: Readonly<Record<string, ImageMediaType>> = {

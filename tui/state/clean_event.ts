@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ServerEvent } from "../../protocol/schema.ts";
+import type { ServerEvent } from "../../protocol/mod.ts";
 import { sanitize } from "../text.ts";
 
 /** Fields whose values are sent back to the server as they came, so never rewritten. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ServerEvent, ServerEventOf, ServerEventType } from "../../protocol/schema.ts";
+import type { ServerEvent, ServerEventOf, ServerEventType } from "../../protocol/mod.ts";
 import { cleanEvent } from "./clean_event.ts";
 import { formatTokens } from "./format.ts";
 import {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MAX_ATTACHMENTS } from "../../protocol/constants.ts";
+import { MAX_ATTACHMENTS } from "../../protocol/mod.ts";
 import type { ClientState, ComposerImage, Effect } from "./model.ts";
 import { notice } from "./transcript.ts";
 

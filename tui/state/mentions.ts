@@ -1,13 +1,14 @@
 /**
- * `@path` mentions: Tab completes one from the workspace's files (as indexed by the shell,
- * gitignore-aware), and a mentioned file's content is attached to the prompt when it is sent,
- * bounded per file and by the prompt limit, with a notice when it is cut.
+ * `@path` mentions: Tab completes one from the workspace's files (the server's `files.list`,
+ * gitignore-aware), and a mentioned file's content is attached to the prompt when it is sent:
+ * the server reads it (`files.read`, under the workspace's rules) and the prompt goes out once
+ * it has answered, bounded per file and by the prompt limit, with a notice when it is cut.
  *
  * @module
  */
 import * as ed from "../composer.ts";
 import { formatBytes } from "./format.ts";
-import type { ClientState, Effect, WorkspaceIndex } from "./model.ts";
+import type { ClientState, Effect, PromptMessage, WorkspaceIndex } from "./model.ts";
 import { notice } from "./transcript.ts";
 
 /** The most of one mentioned file attached to a prompt. */
@@ -200,20 +201,70 @@ function blocksFrom(
   }
 }
 
+/** What the server's `files.read` answered for one mentioned path (or the TUI, on no answer). */
+export type MentionedFile =
+  | { text: string; size: number; truncated: boolean }
+  | { refused: { reason: string; message: string } };
+
+/**
+ * The mentioned paths of `typed` whose files are read to attach them: the mentions that were
+ * not attached as images, at most {@link MAX_MENTIONS}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { textMentions } from "./mentions.ts";
+ * assert.deepEqual(textMentions("see @a.png and @b.ts", ["a.png"]), ["b.ts"]);
+ * ```
+ */
+export function textMentions(typed: string, images: readonly string[] = []): string[] {
+  return mentionedPaths(typed).filter((p) => !images.includes(p)).slice(0, MAX_MENTIONS);
+}
+
+/**
+ * The effect that sends `message`, a prompt typed as `typed`, with its mentioned files
+ * attached: at once when it mentions none, else once the server has read them (the shell asks
+ * `files.read` and builds the prompt with {@link attachMentions}). `images` are the mentions
+ * already attached as images.
+ */
+export function sendAttached(
+  state: ClientState,
+  message: PromptMessage,
+  typed: string,
+  images: readonly string[] = [],
+): Effect {
+  const paths = textMentions(typed, images);
+  if (paths.length === 0) return { kind: "send", message: { ...message, prompt: typed } };
+  return { kind: "send-attached", message, typed, images, paths, maxBytes: state.maxPromptBytes };
+}
+
 /**
  * The prompt to send for `typed`: the typed text, then each mentioned file's content in a
  * `<file path="…">` block, at most {@link MAX_MENTION_BYTES} each and never past `maxBytes` in
- * all; each file cut short, or left out, gets a notice. A mention that names no readable file
- * of the workspace is sent as typed; the mentions in `images` were attached as images.
+ * all; each file cut short, or left out, gets a notice. `files` holds what the server read for
+ * each path; a mention it found no file for is sent as typed, one it refused says why. The
+ * mentions in `images` were attached as images.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createState } from "./model.ts";
+ * import { attachMentions } from "./mentions.ts";
+ * const s = createState({ model: "m", cwd: "/w", historyLimits: { maxItems: 1, maxBytes: 100 } });
+ * const files = new Map([["a.ts", { text: "let a;", size: 6, truncated: false }]]);
+ * assert.equal(
+ *   attachMentions(s, "see @a.ts", 1000, [], files),
+ *   'see @a.ts\n\n<file path="a.ts">\nlet a;\n</file>',
+ * );
+ * ```
  */
 export function attachMentions(
   state: ClientState,
   typed: string,
   maxBytes: number,
-  images: readonly string[] = [],
+  images: readonly string[],
+  files: ReadonlyMap<string, MentionedFile>,
 ): string {
-  const read = state.readMention;
-  if (!read) return typed;
   let prompt = typed;
   let used = encoder.encode(typed).length;
   // Mentions of image files go as images (images.ts), not as text.
@@ -223,16 +274,19 @@ export function attachMentions(
       notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);
       break;
     }
+    const file = files.get(path);
+    if (!file) continue;
+    if ("refused" in file) {
+      // "@alice" in a sentence names nobody's file: it is text, not a failed attachment.
+      if (file.refused.reason !== "missing") {
+        notice(state, "warn", `@${path} was not attached: ${file.refused.message}`);
+      }
+      continue;
+    }
     const open = blockOpen(path);
     const close = BLOCK_CLOSE;
     const overhead = encoder.encode(open + close).length;
     const room = Math.min(MAX_MENTION_BYTES, maxBytes - used - overhead);
-    const file = read(path, Math.max(0, room));
-    if (!file) continue;
-    if (file.binary) {
-      notice(state, "warn", `@${path} is a binary file; it was not attached`);
-      continue;
-    }
     if (room <= 0) {
       notice(state, "warn", `@${path} was not attached: the prompt is at its size limit`);
       continue;

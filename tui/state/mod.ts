@@ -42,6 +42,12 @@ export {
   sessionDate,
   shownSessions,
 } from "./sessions.ts";
-export { applyWorkspaceIndex, MAX_MENTION_BYTES, splitAttachments } from "./mentions.ts";
+export {
+  applyWorkspaceIndex,
+  attachMentions,
+  MAX_MENTION_BYTES,
+  type MentionedFile,
+  splitAttachments,
+} from "./mentions.ts";
 export { parseCustomCommand } from "./custom_commands.ts";
 export { MAX_REASONING_BYTES, reasoningLine } from "./reasoning.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { OutgoingMessage } from "../../protocol/mod.ts";
 import type {
   CheckpointSummary,
   ImageAttachment,
@@ -13,7 +13,7 @@ import type {
   RuleView,
   ServerEventOf,
   SessionSummary,
-} from "../../protocol/schema.ts";
+} from "../../protocol/mod.ts";
 
 /** Where `bash` runs in the session, as `session.started.sandbox` says. */
 export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"]>;
@@ -22,7 +22,7 @@ export type SandboxInfo = NonNullable<ServerEventOf<"session.started">["sandbox"
 export type McpServerInfo = NonNullable<ServerEventOf<"session.started">["mcp_servers"]>[number];
 import * as ed from "../composer.ts";
 import { PromptHistory } from "../history.ts";
-import type { PlanLine } from "../../protocol/plan_text.ts";
+import type { PlanLine } from "../../protocol/mod.ts";
 
 /** A finished transcript item; written once to the terminal's scrollback. */
 export type TranscriptItem =
@@ -150,14 +150,8 @@ export interface CustomCommand {
   source: string;
 }
 
-/**
- * Reads a file of the workspace for an `@path` mention: at most `maxBytes` of its head and its
- * whole size; undefined when `path` names no regular file inside the workspace.
- */
-export type MentionReader = (
-  path: string,
-  maxBytes: number,
-) => { text: string; size: number; binary?: boolean } | undefined;
+/** A message carrying a prompt the user typed, whose `@path` mentions may attach files. */
+export type PromptMessage = Extract<OutgoingMessage, { type: "turn.start" | "turn.steer" }>;
 
 /** An image waiting in the composer. */
 export interface ComposerImage {
@@ -360,8 +354,6 @@ export interface ClientState {
   files: WorkspaceIndex | undefined;
   /** A Tab on an `@` mention waits for the index: complete it when the index arrives. */
   completionPending: boolean;
-  /** Reads mentioned files; undefined: mentions are sent as typed. */
-  readMention: MentionReader | undefined;
   /** scv 0.3: images waiting in the composer, sent with the next prompt. */
   images: ComposerImage[];
   /** Reads a pasted or mentioned image path; undefined: images are not attached. */
@@ -410,6 +402,18 @@ export type AwaitedRequest = "turn.cancel" | "session.clear";
 /** Something the I/O shell must do after a state change. */
 export type Effect =
   | { kind: "send"; message: OutgoingMessage }
+  /**
+   * scv 0.3: ask the server for the files `paths` (`files.read`), then send `message` with the
+   * prompt `attachMentions` builds from `typed` and them; sends after it wait for it.
+   */
+  | {
+    kind: "send-attached";
+    message: PromptMessage;
+    typed: string;
+    images: readonly string[];
+    paths: readonly string[];
+    maxBytes: number;
+  }
   | { kind: "exit"; status: number; message?: string }
   | { kind: "clear-screen" }
   | { kind: "save-history" }
@@ -455,7 +459,6 @@ export interface CreateStateOptions {
   utcOffsetMinutes?: number;
   /** Warnings to show after the startup banner (see `welcome`). */
   startupWarnings?: readonly string[];
-  readMention?: MentionReader;
   readImage?: ImageReader;
   /** The key that steers a running turn (`steer_key`); omitted: Enter. */
   steerKey?: "enter" | "tab";
@@ -529,7 +532,6 @@ export function createState(options: CreateStateOptions): ClientState {
     utcOffsetMinutes: options.utcOffsetMinutes ?? 0,
     files: undefined,
     completionPending: false,
-    readMention: options.readMention,
     images: [],
     readImage: options.readImage,
     reasoning: emptyReasoning(),

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type PlanLine, planText } from "../../protocol/plan_text.ts";
+import { type PlanLine, planText } from "../../protocol/mod.ts";
 import type { ClientState } from "./model.ts";
 import { finishItem } from "./transcript.ts";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { OutgoingMessage } from "../../protocol/client.ts";
+import type { OutgoingMessage } from "../../protocol/mod.ts";
 import { type AwaitedRequest, type ClientState, type Effect, REPLY_TIMEOUT_MS } from "./model.ts";
 import { notice } from "./transcript.ts";
 import { refuseStart } from "./turn.ts";

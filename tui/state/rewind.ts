@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ServerEventOf } from "../../protocol/schema.ts";
+import type { ServerEventOf } from "../../protocol/mod.ts";
 import {
   type ClientState,
   type Effect,

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { RuleView, ServerEventOf } from "../../protocol/schema.ts";
-import { ruleLine } from "../../protocol/rule_text.ts";
+import type { RuleView, ServerEventOf } from "../../protocol/mod.ts";
+import { ruleLine } from "../../protocol/mod.ts";
 
 /**
  * One rule in one line: what it covers, where it came from, why.

@@ -6,7 +6,7 @@
  * @module
  */
 import { showRecoveredNotice } from "./waiting.ts";
-import type { ServerEventOf, SessionSummary } from "../../protocol/schema.ts";
+import type { ServerEventOf, SessionSummary } from "../../protocol/mod.ts";
 import { formatTokens } from "./format.ts";
 import {
   type ClientState,
@@ -18,7 +18,7 @@ import {
 import { finishItem, notice } from "./transcript.ts";
 import { splitAttachments } from "./mentions.ts";
 import { applyPlan, forgetPlan } from "./plan.ts";
-import { parsePlanText } from "../../protocol/plan_text.ts";
+import { parsePlanText } from "../../protocol/mod.ts";
 
 /** How many recorded sessions the picker asks for. */
 export const PICKER_LIMIT = 100;

@@ -18,7 +18,7 @@ import { endReasoning } from "./reasoning.ts";
 import { finishItem, notice } from "./transcript.ts";
 import { expandCustomCommand } from "./custom_commands.ts";
 import { formatBytes } from "./format.ts";
-import { attachMentions, mentionedPaths } from "./mentions.ts";
+import { mentionedPaths, sendAttached } from "./mentions.ts";
 import { chipLabels, takeImages } from "./images.ts";
 
 const encoder = new TextEncoder();
@@ -70,18 +70,19 @@ export function startTurn(state: ClientState, typed: string): Effect[] {
       ? { kind: "user", text: expanded, images: chipLabels(images) }
       : { kind: "user", text: expanded },
   );
-  const prompt = attachMentions(state, expanded, state.maxPromptBytes, used);
   const attachments = images.map((i) => i.attachment);
-  return [{
-    kind: "send",
-    message: {
+  return [sendAttached(
+    state,
+    {
       type: "turn.start",
       request_id: id,
       session_id: state.session.id,
-      prompt,
+      prompt: expanded,
       ...(attachments.length > 0 ? { attachments } : {}),
     },
-  }];
+    expanded,
+    used,
+  )];
 }
 
 /** Marks the turn as cancelling and returns the `turn.cancel` to send (its id is known). */

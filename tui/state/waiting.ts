@@ -8,9 +8,9 @@
  * @module
  */
 import * as ed from "../composer.ts";
-import type { ServerEventOf } from "../../protocol/schema.ts";
+import type { ServerEventOf } from "../../protocol/mod.ts";
 import { type ClientState, type Effect, requestId, type WaitingPrompt } from "./model.ts";
-import { attachMentions } from "./mentions.ts";
+import { sendAttached } from "./mentions.ts";
 import { finishItem, notice } from "./transcript.ts";
 
 /** What Enter sends while a turn runs, unless the `steer_key` setting swaps it with Tab. */
@@ -29,36 +29,29 @@ export function sendWhileBusy(state: ClientState, typed: string, kind: BusyKind)
   const session = state.session;
   const turn = state.turn;
   if (!session || !turn) return [];
-  const prompt = attachMentions(state, typed, state.maxPromptBytes);
   const id = requestId(state);
   if (kind === "steer" && turn.turnId !== undefined && turn.phase !== "cancelling") {
     state.queued.push({ requestId: id, text: typed, kind: "steer", accepted: false });
-    return [{
-      kind: "send",
-      message: {
-        type: "turn.steer",
-        request_id: id,
-        session_id: session.id,
-        turn_id: turn.turnId,
-        prompt,
-      },
-    }];
+    return [sendAttached(state, {
+      type: "turn.steer",
+      request_id: id,
+      session_id: session.id,
+      turn_id: turn.turnId,
+      prompt: typed,
+    }, typed)];
   }
-  return queuePrompt(state, typed, prompt, id);
+  return queuePrompt(state, typed, id);
 }
 
-function queuePrompt(state: ClientState, typed: string, prompt: string, id: string): Effect[] {
+function queuePrompt(state: ClientState, typed: string, id: string): Effect[] {
   state.queued.push({ requestId: id, text: typed, kind: "queue", accepted: false });
-  return [{
-    kind: "send",
-    message: {
-      type: "turn.start",
-      request_id: id,
-      session_id: state.session!.id,
-      prompt,
-      queue: true,
-    },
-  }];
+  return [sendAttached(state, {
+    type: "turn.start",
+    request_id: id,
+    session_id: state.session!.id,
+    prompt: typed,
+    queue: true,
+  }, typed)];
 }
 
 /** `turn.steer.accepted` / `turn.queued`: the server holds it now. */
@@ -83,8 +76,7 @@ export function waitingRefused(
     // On an idle session a queued turn.start simply starts (and the client follows it when
     // the running turn's end arrives).
     notice(state, "info", "The turn was ending, so the text is queued as the next prompt");
-    const prompt = attachMentions(state, w!.text, state.maxPromptBytes);
-    return queuePrompt(state, w!.text, prompt, requestId(state));
+    return queuePrompt(state, w!.text, requestId(state));
   }
   giveBack(state, [w!.text]);
   notice(state, "info", "The prompt was not queued; it is back in the composer");

@@ -94,15 +94,21 @@ let parserPromise: Promise<Parser> | undefined;
 /** Loads the grammar once per process; a failed load is retried by the next call. */
 function loadParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    const { Parser, Language } = await import("web-tree-sitter");
-    // Both WebAssembly files are imported as bytes (deno.json's "raw-imports"): a module load,
-    // so no --allow-read on Deno's cache is needed, and `deno compile` embeds them.
-    const [runtime, grammar] = await Promise.all([
-      import("web-tree-sitter/web-tree-sitter.wasm", { with: { type: "bytes" } }),
-      import("tree-sitter-bash/tree-sitter-bash.wasm", { with: { type: "bytes" } }),
+    // Both WebAssembly files are modules of base64 text (see wasm/generate.ts for why): no
+    // permission is needed to load them, and `deno compile` and `deno publish` take them as
+    // they take any module.
+    const [{ Parser, Language }, { unpack }, runtime, grammar] = await Promise.all([
+      import("web-tree-sitter"),
+      import("./wasm/embedded.ts"),
+      import("./wasm/web_tree_sitter.ts"),
+      import("./wasm/tree_sitter_bash.ts"),
     ]);
-    await Parser.init({ wasmBinary: runtime.default });
-    const language = await Language.load(grammar.default);
+    const [wasmBinary, grammarBytes] = await Promise.all([
+      unpack(runtime.BASE64),
+      unpack(grammar.BASE64),
+    ]);
+    await Parser.init({ wasmBinary });
+    const language = await Language.load(grammarBytes);
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;

@@ -13,13 +13,15 @@ export const PROXY_SOCKET_INSIDE = "/tmp/.scv-proxy.sock";
 export const PROXY_PORT = 3128;
 
 const SCRIPT = String.raw`
-socat=$1; shift
+socat=$1 token=$2; shift 2
 "$socat" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET_INSIDE} 2>/dev/null &
 i=0
 while ! (: </dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null; do
   i=$((i + 1)); [ "$i" -gt 500 ] && break; sleep 0.01
 done
 p=http://127.0.0.1:${PROXY_PORT}
+# The call's token as the proxy URL's password: its refusals are told to this call only.
+[ -n "$token" ] && p=http://scv:$token@127.0.0.1:${PROXY_PORT}
 export HTTP_PROXY=$p HTTPS_PROXY=$p http_proxy=$p https_proxy=$p
 export ALL_PROXY=socks5h://127.0.0.1:${PROXY_PORT} all_proxy=socks5h://127.0.0.1:${PROXY_PORT}
 unset NO_PROXY no_proxy
@@ -27,16 +29,18 @@ exec "$@"
 `;
 
 /**
- * The command line that starts the forwarder (socat at `socat` inside), then becomes `argv`.
+ * The command line that starts the forwarder (socat at `socat` inside), then becomes `argv`;
+ * `token` (hex) names the call in its HTTP proxy URL (`http://scv:<token>@...`), so that the
+ * proxy tells its refusals to this call alone. Empty: no token.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { forwarderArgv } from "./forwarder.ts";
- * const a = forwarderArgv("/usr/bin/socat", ["bash", "-c", "curl x"]);
- * assert.deepEqual(a.slice(-4), ["/usr/bin/socat", "bash", "-c", "curl x"]);
+ * const a = forwarderArgv("/usr/bin/socat", ["bash", "-c", "curl x"], "0123abcd");
+ * assert.deepEqual(a.slice(-5), ["/usr/bin/socat", "0123abcd", "bash", "-c", "curl x"]);
  * ```
  */
-export function forwarderArgv(socat: string, argv: readonly string[]): string[] {
-  return ["bash", "-c", SCRIPT, "scv-net", socat, ...argv];
+export function forwarderArgv(socat: string, argv: readonly string[], token = ""): string[] {
+  return ["bash", "-c", SCRIPT, "scv-net", socat, token, ...argv];
 }

@@ -27,6 +27,11 @@ export interface HttpProxyRequest {
   head?: Uint8Array;
   /** Bytes after the head already received (a request body's start). */
   rest: Uint8Array;
+  /**
+   * The call it came from: the password of a `Proxy-Authorization: Basic` for user `scv` (the
+   * forwarder puts each call's own token in its proxy URL); undefined when none was sent.
+   */
+  caller?: string;
 }
 
 /** What a parser says about the bytes so far. */
@@ -113,18 +118,24 @@ export function parseHttpHead(bytes: Uint8Array): Parsed<HttpProxyRequest> {
   const headers = lines.slice(1);
   if (headers.length > MAX_HEADERS) return { state: "error", message: "too many header lines" };
   const kept: string[] = [];
+  let caller: string | undefined;
   for (const h of headers) {
     const colon = h.indexOf(":");
     if (colon <= 0 || !TOKEN.test(h.slice(0, colon)) || /[\0\r\n]/.test(h)) {
       return { state: "error", message: "malformed header line" };
     }
-    if (!HOP_BY_HOP.has(h.slice(0, colon).toLowerCase())) kept.push(h);
+    const name = h.slice(0, colon).toLowerCase();
+    if (name === "proxy-authorization") caller ??= callerOf(h.slice(colon + 1));
+    if (!HOP_BY_HOP.has(name)) kept.push(h);
   }
   const [, method, target] = m as unknown as [string, string, string];
   if (method === "CONNECT") {
     const dest = splitHostPort(target);
     if (!dest) return { state: "error", message: "CONNECT needs host:port" };
-    return { state: "done", value: { kind: "connect", ...dest, rest } };
+    return {
+      state: "done",
+      value: { kind: "connect", ...dest, rest, ...(caller ? { caller } : {}) },
+    };
   }
   let url: URL;
   try {
@@ -144,8 +155,43 @@ export function parseHttpHead(bytes: Uint8Array): Parsed<HttpProxyRequest> {
     kept.join("\r\n") + (kept.length > 0 ? "\r\n" : "") + "Connection: close\r\n\r\n";
   return {
     state: "done",
-    value: { kind: "forward", host, port, head: new TextEncoder().encode(head), rest },
+    value: {
+      kind: "forward",
+      host,
+      port,
+      head: new TextEncoder().encode(head),
+      rest,
+      ...(caller ? { caller } : {}),
+    },
   };
+}
+
+/** A call token: what the forwarder makes (hex), nothing longer or stranger. */
+const CALLER = /^[0-9a-f]{8,64}$/;
+
+/**
+ * The call token of a `Proxy-Authorization` value (`Basic` of `scv:<token>`), or undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { callerOf } from "./parse.ts";
+ * assert.equal(callerOf(` Basic ${btoa("scv:0123abcd")}`), "0123abcd");
+ * assert.equal(callerOf(` Basic ${btoa("me:secret")}`), undefined);
+ * ```
+ */
+export function callerOf(value: string): string | undefined {
+  const m = /^\s*Basic\s+([A-Za-z0-9+/]{1,200}={0,2})\s*$/i.exec(value);
+  if (!m) return undefined;
+  let text: string;
+  try {
+    text = atob(m[1]!);
+  } catch {
+    return undefined;
+  }
+  if (!text.startsWith("scv:")) return undefined;
+  const token = text.slice(4);
+  return CALLER.test(token) ? token : undefined;
 }
 
 /** A parsed SOCKS5 CONNECT request. */

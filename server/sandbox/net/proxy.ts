@@ -27,6 +27,8 @@ export interface Refusal {
   reason: string;
   /** `performance.now()` when it was refused. */
   at: number;
+  /** The token of the call whose request it was, when the request carried one. */
+  caller?: string;
 }
 
 /** How the proxy reaches the outside (injectable for tests). */
@@ -133,9 +135,16 @@ export class SandboxProxy {
     return this.#open.size;
   }
 
-  /** The refusals since `at` (a `performance.now()` value), oldest first. */
-  refusedSince(at: number): Refusal[] {
-    return this.#refusals.filter((r) => r.at >= at);
+  /**
+   * The refusals of the call with token `caller`, oldest first: those its requests named it in
+   * (HTTP through the forwarder's proxy URL), and those of requests that named no call (SOCKS5,
+   * a tool that drops the URL's credentials) refused since `at` (a `performance.now()` value),
+   * which only the time can tell apart. Without `caller`, every refusal since `at`.
+   */
+  refusedSince(at: number, caller?: string): Refusal[] {
+    return this.#refusals.filter((r) =>
+      caller !== undefined && r.caller !== undefined ? r.caller === caller : r.at >= at
+    );
   }
 
   /** Stops listening, closes every connection and removes the socket. */
@@ -164,8 +173,14 @@ export class SandboxProxy {
     }
   }
 
-  #refuse(host: string, port: number, reason: string): void {
-    this.#refusals.push({ host, port, reason, at: performance.now() });
+  #refuse(host: string, port: number, reason: string, caller: string | undefined): void {
+    this.#refusals.push({
+      host,
+      port,
+      reason,
+      at: performance.now(),
+      ...(caller ? { caller } : {}),
+    });
     if (this.#refusals.length > MAX_REFUSALS) this.#refusals.shift();
   }
 
@@ -193,7 +208,7 @@ export class SandboxProxy {
       return;
     }
     const req = head.value;
-    const upstream = await this.#open_(req.host, req.port);
+    const upstream = await this.#open_(req.host, req.port, req.caller);
     if (!upstream.ok) {
       await writeQuietly(client, httpAnswer(403, refusalText(req.host, req.port, upstream.reason)));
       return;
@@ -230,7 +245,7 @@ export class SandboxProxy {
       return;
     }
     const { host, port, consumed } = req.value;
-    const upstream = await this.#open_(host, port);
+    const upstream = await this.#open_(host, port, undefined);
     if (!upstream.ok) {
       await writeQuietly(client, socksReply(2));
       return;
@@ -252,9 +267,10 @@ export class SandboxProxy {
   async #open_(
     host: string,
     port: number,
+    caller: string | undefined,
   ): Promise<{ ok: true; conn: Deno.TcpConn } | { ok: false; reason: string }> {
     const refused = (reason: string) => {
-      this.#refuse(host, port, reason);
+      this.#refuse(host, port, reason, caller);
       return { ok: false as const, reason };
     };
     const listed = this.policy.listed(host, port);

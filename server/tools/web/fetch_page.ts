@@ -155,6 +155,14 @@ async function checkHop(
       addresses = await net.resolve(host, signal);
     } catch (e) {
       if (signal.aborted) throw e;
+      // Deno lets getaddrinfo run only for a host its --allow-net names without a port.
+      if (e instanceof Deno.errors.NotCapable || /\bEPERM\b/.test(errorText(e))) {
+        throw new Refused(
+          `Refused ${url.href}: scv's own --allow-net lets it connect to ` +
+            `${hostPort(host, port)} but not resolve ${host}, so its addresses cannot be ` +
+            `checked; name the host without a port (--allow-net=${host})`,
+        );
+      }
       throw new Refused(`Cannot fetch ${url.href}: cannot resolve ${host}: ${errorText(e)}`);
     }
   }

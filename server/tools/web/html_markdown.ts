@@ -11,8 +11,9 @@ import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
 
-/** Elements that never carry content the model should read. */
+/** Elements that never carry content the model should read, removed before anything else. */
 const NOISE = [
+  "title", // read first, shown apart
   "script",
   "style",
   "noscript",
@@ -25,10 +26,11 @@ const NOISE = [
   "form",
   "button",
   "nav",
-  "header",
-  "footer",
   "aside",
 ];
+
+/** A page's own header and footer; inside an article or main they hold its title, so stay. */
+const PAGE_CHROME = ["header", "footer"];
 
 /** Elements Readability may parse before it gives up (a guard against pathological pages). */
 const MAX_ELEMENTS = 200_000;
@@ -49,6 +51,7 @@ interface DomElement {
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;
   remove(): void;
+  closest(selector: string): DomElement | null;
 }
 
 /** A linkedom document, as far as this module uses it. */
@@ -69,13 +72,14 @@ function converter(): TurndownService {
     codeBlockStyle: "fenced",
     bulletListMarker: "-",
   });
-  turndown.remove(NOISE.slice(0, 10) as TurndownService.Filter);
+  turndown.remove(NOISE as TurndownService.Filter);
   return turndown;
 }
 
 /**
- * The page at `url` as Markdown: Readability's article where it finds one, else the body without
- * scripts, styles, navigation, headers, footers and forms. Relative links are made absolute.
+ * The page at `url` as Markdown: scripts, styles, navigation, forms and the page's own header and
+ * footer removed, then Readability's article where it finds one, else the rest of the body.
+ * Relative links are made absolute.
  *
  * @example
  * ```ts
@@ -90,9 +94,15 @@ function converter(): TurndownService {
  * ```
  */
 export function htmlToMarkdown(html: string, url: string): PageMarkdown {
-  const doc = (parseHTML(html) as unknown as { document: DomDocument }).document;
+  // linkedom builds no body for a fragment without <html>: it gets one.
+  const page = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`;
+  const doc = (parseHTML(page) as unknown as { document: DomDocument }).document;
   absoluteLinks(doc, url);
   const title = (doc.querySelector("title")?.textContent ?? "").replace(/\s+/g, " ").trim();
+  for (const el of [...doc.querySelectorAll(NOISE.join(","))]) el.remove();
+  for (const el of [...doc.querySelectorAll(PAGE_CHROME.join(","))]) {
+    if (!el.closest("article, main")) el.remove();
+  }
   let article: { title?: string | null | undefined; content?: string | null | undefined } | null =
     null;
   try {
@@ -103,11 +113,8 @@ export function htmlToMarkdown(html: string, url: string): PageMarkdown {
   } catch {
     article = null; // too large or too strange for Readability: the cleaned body instead
   }
-  let content = article?.content;
-  if (!content) {
-    for (const el of [...doc.querySelectorAll(NOISE.join(","))]) el.remove();
-    content = doc.body?.innerHTML ?? doc.documentElement?.innerHTML ?? "";
-  }
+  const content = article?.content ||
+    (doc.body?.innerHTML ?? doc.documentElement?.innerHTML ?? "");
   const markdown = converter().turndown(content).replace(/\n{3,}/g, "\n\n").trim();
   return { title: article?.title?.trim() || title, markdown };
 }

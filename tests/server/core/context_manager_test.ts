@@ -3,7 +3,12 @@
  * for a prompt whose upper bound does not fit, and what was learnt before it loaded is kept.
  */
 import { assertEquals } from "../../support/assert.ts";
-import { createContextManager, type FitPlan } from "../../../server/core/context_manager.ts";
+import {
+  answerReserve,
+  createContextManager,
+  type FitPlan,
+  minimumAnswerRoom,
+} from "../../../server/core/context_manager.ts";
 import { type Config, DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { ChatMessage } from "../../../server/provider/types.ts";
 
@@ -57,4 +62,33 @@ Deno.test("a size reported before the tokenizer loaded calibrates it once it loa
   const plan = await fit(cm, long);
   assertEquals(cm.tokenizer, "o200k_base");
   assertEquals(plan.kind, "compacted", "the calibrated count no longer fits");
+});
+
+Deno.test("a turn past the answer reserve but within the minimum room goes, with earlier turns compacted away", async () => {
+  // Estimated: ~2.25 tokens per word. A 2,048 window keeps 409 for the answer (1,639 for the
+  // prompt) and at least 128 (1,920): the 750-word turn (~1,700) lies between.
+  const cm = createContextManager(config({ model: "llama3.1:8b", context_max_tokens: 2048 }));
+  const h = history(words(100), "ok", words(750));
+  const plan = await fit(cm, h);
+  assertEquals(plan.kind, "compacted");
+  if (plan.kind !== "compacted") return;
+  assertEquals(plan.history.at(-1), h[2], "the current turn is kept whole");
+  const tight = plan.tight!;
+  assertEquals(tight.promptTokens, plan.afterTokens);
+  assertEquals(tight.answerRoom, 2048 - plan.afterTokens);
+  assertEquals(plan.afterTokens > 2048 - answerReserve(2048), true, "past the usual reserve");
+  assertEquals(tight.answerRoom >= minimumAnswerRoom(2048), true, "the minimum room is left");
+});
+
+Deno.test("a turn that leaves the answer less than the minimum room fails with context_limit", async () => {
+  const cm = createContextManager(config({ model: "llama3.1:8b", context_max_tokens: 2048 }));
+  const plan = await fit(cm, history(words(900)));
+  assertEquals(plan.kind, "context_limit");
+});
+
+Deno.test("a prompt within the usual reserve carries no tight fit", async () => {
+  const cm = createContextManager(config({ model: "llama3.1:8b", context_max_tokens: 2048 }));
+  const plan = await fit(cm, history(words(100), "ok", words(200)));
+  assertEquals(plan.kind, "fits");
+  assertEquals(plan.kind === "fits" ? plan.tight : "not fits", undefined);
 });

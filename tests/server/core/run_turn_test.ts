@@ -345,6 +345,26 @@ Deno.test("a turn too large for the context window fails with context_limit", as
   assertEquals(requests.length, 0);
 });
 
+Deno.test("a prompt that leaves the answer less than its reserve goes, and says so in a notice", async () => {
+  const { end, events, requests } = await runScripted({
+    deps: { notices: true },
+    context: scriptedContext({
+      fit: (history) => ({
+        kind: "fits",
+        messages: history,
+        tight: { promptTokens: 1700, answerRoom: 348 },
+      }),
+    }),
+    steps: [answer("short")],
+  });
+  assertEquals(end.type, "turn.completed");
+  assertEquals(requests.length, 1);
+  assertMatch(
+    String(only(events, "turn.notice").message),
+    /takes about 1700 of the \d+ tokens of context, leaving 348 for the answer/,
+  );
+});
+
 Deno.test("a turn too large for max_history_bytes fails with history_limit", async () => {
   const { end, types } = await runScripted({
     context: scriptedContext({

@@ -96,13 +96,37 @@ Deno.test({
   },
 });
 
-/** The pids cgroups of scv `pid` that exist now (a shell looks: Deno lets only -A read /sys). */
+/**
+ * The pids cgroups of scv `pid`'s calls that exist now (`scv-<pid>-<n>`; the probe's
+ * `scv-<pid>-probe`, made for an instant before the first call, is not a call's). A shell
+ * looks: Deno lets only -A read /sys.
+ */
 async function cgroupsOf(pid: number): Promise<string[]> {
   const ls = await new Deno.Command("sh", {
     args: ["-c", `ls -d /sys/fs/cgroup/pids/scv-${pid}-* /sys/fs/cgroup/scv-${pid}-* 2>/dev/null`],
     stdout: "piped",
   }).output();
-  return new TextDecoder().decode(ls.stdout).split("\n").filter((l) => l !== "");
+  return new TextDecoder().decode(ls.stdout).split("\n").filter((l) => /-\d+$/.test(l));
+}
+
+/** `message` with the process table, for a failure to show what was left. */
+async function tree(message: string): Promise<string> {
+  const ps = await new Deno.Command("ps", { args: ["-eo", "pid,ppid,stat,args"], stdout: "piped" })
+    .output();
+  const lines = new TextDecoder().decode(ps.stdout).split("\n");
+  return `${message}:\n${lines.filter((l) => /sleep 4|bwrap|scv-limits/.test(l)).join("\n")}`;
+}
+
+/** The processes left in scv `pid`'s call cgroups, as `cgroup.procs` lists them. */
+async function cgroupProcs(pid: number): Promise<string> {
+  const cat = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `cat /sys/fs/cgroup/pids/scv-${pid}-*/cgroup.procs /sys/fs/cgroup/scv-${pid}-*/cgroup.procs 2>/dev/null`,
+    ],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(cat.stdout).trim();
 }
 
 /** Waits (at most ~20 s) until `check` holds; false when it never did. */
@@ -175,11 +199,14 @@ Deno.test({
     const call = await longCall("sleep 42.5");
     try {
       assert(call.seen, "the call ran in a pids cgroup of its own");
+      assert(await eventually(() => running("sleep 42.5")), "the command runs");
     } finally {
       await call.done(); // SIGKILL while the call runs
     }
-    // The launcher died with its scv, and the sandbox with it: no process of the call is left.
-    assert(await eventually(async () => !(await running("sleep 42.5"))), "no orphan");
+    // The launcher died with its scv, and the sandbox with it: no process of the call is left,
+    // in the process table or in the cgroup (once the kernel has reaped them all).
+    assert(await eventually(async () => !(await running("sleep 42.5"))), await tree("no orphan"));
+    assert(await eventually(async () => (await cgroupProcs(call.pid)) === ""), "cgroup empties");
     // Its empty cgroup is left behind until the next launch of any scv (which on a shared
     // machine may be another's, so that it is not asserted here; limits_unit_test shows it).
     const { completed: [next] } = await calls(["echo next-ok"]);
@@ -204,6 +231,9 @@ Deno.test({
         stderr: "null",
       }).spawn();
       assert(await eventually(async () => (await cgroupsOf(Deno.pid)).length > 0));
+      // Killed once the command runs: bwrap killed while it still sets up is the bash tool's
+      // business (its marker scan), not the cgroup's.
+      assert(await eventually(() => running("sleep 43.5")));
       child.kill("SIGKILL");
       await child.status;
       assert(await eventually(async () => !(await running("sleep 43.5"))), "no orphan");

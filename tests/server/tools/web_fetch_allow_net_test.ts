@@ -51,3 +51,46 @@ Deno.test("web_fetch refuses a host outside scv's own --allow-net and fetches on
     await site.close();
   }
 });
+
+Deno.test("web_fetch refuses a host scv may connect to by port but not resolve, saying why", async () => {
+  const site = startSite();
+  const mock = await MockOpenAI.start([
+    toolCalls([
+      { id: "c1", name: "web_fetch", arguments: { url: `http://localhost:${site.port}/text` } },
+    ]),
+    text("done"),
+  ]);
+  try {
+    await withServer(
+      mock,
+      {
+        config: {
+          approval_policy: "never",
+          sandbox: "off",
+          persist_sessions: false,
+          checkpoints: false,
+          web_fetch_allow: ["localhost"],
+        },
+        denoFlags: SERVER_FLAGS.map((f) =>
+          f === "--allow-net" ? `--allow-net=127.0.0.1,localhost:${site.port}` : f
+        ),
+      },
+      async (p) => {
+        const { sessionId } = await p.open();
+        const { t, done } = await p.runTurn(sessionId, "read the page");
+        assertEquals(done.type, "turn.completed");
+        const completed = p.eventOf(t.turn_id, "tool.completed");
+        assertEquals(completed.success, false);
+        assertEquals(
+          completed.output,
+          `Refused http://localhost:${site.port}/text: scv's own --allow-net lets it connect to ` +
+            `localhost:${site.port} but not resolve localhost, so its addresses cannot be ` +
+            `checked; name the host without a port (--allow-net=localhost)`,
+        );
+        assertEquals(site.log.paths, []);
+      },
+    );
+  } finally {
+    await site.close();
+  }
+});

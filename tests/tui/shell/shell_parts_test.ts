@@ -8,7 +8,13 @@ import { EffectRunner } from "../../../tui/shell/effect_runner.ts";
 import { ExitLatch } from "../../../tui/shell/exit.ts";
 import { InputReader } from "../../../tui/shell/input_reader.ts";
 import { RenderLoop } from "../../../tui/shell/render_loop.ts";
-import { addNotice, type Effect } from "../../../tui/state/mod.ts";
+import {
+  addNotice,
+  type Effect,
+  MAX_MENTION_BYTES,
+  type MentionedFile,
+} from "../../../tui/state/mod.ts";
+import type { OutgoingMessage } from "../../../protocol/client.ts";
 import { LiveRegion } from "../../../tui/terminal.ts";
 import { makeStyle } from "../../../tui/text.ts";
 import { readyState } from "../fixtures.ts";
@@ -113,6 +119,7 @@ Deno.test("the effect runner sends, and a failed send is written to the transcri
     },
     listModels: () => Promise.resolve({ models: [] }),
     indexFiles: () => Promise.resolve({ paths: [], truncated: false }),
+    readFile: () => Promise.resolve({ refused: { reason: "missing", message: "no" } }),
   });
   runner.run([{ kind: "send", message: { type: "session.clear", session_id: "s1" } }]);
   await failure;
@@ -137,6 +144,7 @@ Deno.test("the effect runner applies the model list it fetched", async () => {
       return Promise.resolve({ models: ["a", "gpt-test"] });
     },
     indexFiles: () => Promise.resolve({ paths: [], truncated: false }),
+    readFile: () => Promise.resolve({ refused: { reason: "missing", message: "no" } }),
   });
   runner.run([{ kind: "list-models" }]);
   await done;
@@ -155,8 +163,58 @@ Deno.test("the effect runner's exit effect decides the exit once", async () => {
     send: () => undefined,
     listModels: () => Promise.resolve({ models: [] }),
     indexFiles: () => Promise.resolve({ paths: [], truncated: false }),
+    readFile: () => Promise.resolve({ refused: { reason: "missing", message: "no" } }),
   });
   const fx: Effect[] = [{ kind: "exit", status: 0 }, { kind: "exit", status: 1, message: "no" }];
   runner.run(fx);
   assertEquals(await exit.done, { status: 0, message: undefined });
+});
+
+Deno.test("the effect runner sends a prompt once the server read its mentioned files, and later sends after it", async () => {
+  const { state, exit, render } = shell();
+  using _frames = render; // drops a frame still scheduled
+  const sentNow: OutgoingMessage[] = [];
+  let answer!: (f: MentionedFile) => void;
+  const asked: Array<[string, number]> = [];
+  await using runner = new EffectRunner({
+    state,
+    render,
+    exit,
+    historyPath: undefined,
+    send: () => (m) => {
+      sentNow.push(m);
+      return Promise.resolve("id");
+    },
+    listModels: () => Promise.resolve({ models: [] }),
+    indexFiles: () => Promise.resolve({ paths: [], truncated: false }),
+    readFile: (path, maxBytes) => {
+      asked.push([path, maxBytes]);
+      return new Promise((r) => answer = r);
+    },
+  });
+  runner.run([{
+    kind: "send-attached",
+    message: { type: "turn.start", request_id: "r1", session_id: "s1", prompt: "see @a.ts" },
+    typed: "see @a.ts",
+    images: [],
+    paths: ["a.ts"],
+    maxBytes: 10_000,
+  }, { kind: "send", message: { type: "session.clear", request_id: "r2", session_id: "s1" } }]);
+  await new Promise((r) => setTimeout(r, 0));
+  assertEquals(sentNow, [], "nothing goes before the file is read");
+  assertEquals(asked, [["a.ts", MAX_MENTION_BYTES]]);
+  answer({ text: "let a;", size: 6, truncated: false });
+  await new Promise((r) => setTimeout(r, 0));
+  assertEquals(sentNow.map((m) => m.type), ["turn.start", "session.clear"]);
+  assertEquals(
+    (sentNow[0] as { prompt: string }).prompt,
+    'see @a.ts\n\n<file path="a.ts">\nlet a;\n</file>',
+  );
+  assert(state.outbox.some((i) => i.kind === "notice" && i.text === "Attached @a.ts (6 bytes)"));
+  // With nothing waiting, a send goes at once again.
+  runner.run([{
+    kind: "send",
+    message: { type: "session.clear", request_id: "r3", session_id: "s1" },
+  }]);
+  assertEquals(sentNow.length, 3);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { applyEvent, applyKey, createState, drainOutbox } from "../../../tui/state/mod.ts";
 import type { ImageReader } from "../../../tui/state/images.ts";
 import { imageReader, pastedPath } from "../../../tui/shell/image_reader.ts";
-import { enter, key, sessionStarted, typeText } from "../fixtures.ts";
+import { enter, enterWith, key, sessionStarted, typeText } from "../fixtures.ts";
 
 const read: ImageReader = (raw) => {
   const path = pastedPath(raw);
@@ -24,7 +24,6 @@ function state() {
     cwd: "/work/project",
     historyLimits: { maxItems: 10, maxBytes: 10000 },
     readImage: read,
-    readMention: (path) => path === "notes.md" ? { text: "notes", size: 5 } : undefined,
   });
   applyEvent(s, sessionStarted());
   return s;
@@ -74,7 +73,7 @@ Deno.test("a pasted text that is no image path is typed as it is", () => {
 
 Deno.test("an @ mention of an image is sent as an image and a text mention still as text", () => {
   const s = state();
-  const [msg] = enter(s, "compare @shot.png with @notes.md");
+  const [msg] = enterWith(s, "compare @shot.png with @notes.md", { "notes.md": "notes" });
   const m = msg as { prompt: string; attachments?: unknown[] };
   assert.deepEqual(m.attachments, [{ type: "image", path: "shot.png" }]);
   assert(m.prompt.includes('<file path="notes.md">'), m.prompt);

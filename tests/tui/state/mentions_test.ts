@@ -6,8 +6,16 @@ import {
   MAX_MENTION_BYTES,
   splitAttachments,
 } from "../../../tui/state/mod.ts";
-import type { MentionReader } from "../../../tui/state/mod.ts";
-import { enter, key, notices, readyState, sessionStarted, typeText } from "../fixtures.ts";
+import {
+  enterWith,
+  key,
+  notices,
+  readyState,
+  sent,
+  sentWith as sentWithFiles,
+  sessionStarted,
+  typeText,
+} from "../fixtures.ts";
 import { applyEvent } from "../../../tui/state/mod.ts";
 
 const INDEX = {
@@ -15,18 +23,11 @@ const INDEX = {
   truncated: false,
 };
 
-function withFiles(files: Record<string, string>, maxPromptBytes?: number) {
-  const read: MentionReader = (path, max) => {
-    const text = files[path];
-    if (text === undefined) return undefined;
-    const bytes = new TextEncoder().encode(text);
-    return { text: new TextDecoder().decode(bytes.subarray(0, max)), size: bytes.length };
-  };
+function session(maxPromptBytes?: number) {
   const s = createState({
     model: "m",
     cwd: "/work/project",
     historyLimits: { maxItems: 10, maxBytes: 10000 },
-    readMention: read,
     ...(maxPromptBytes ? { maxPromptBytes } : {}),
   });
   applyEvent(s, sessionStarted());
@@ -76,8 +77,10 @@ Deno.test("Tab outside a mention still indents", () => {
 });
 
 Deno.test("a mentioned file's content is attached to the prompt, the typed text shown", () => {
-  const s = withFiles({ "src/a.ts": "export const a = 1;\n" });
-  const [msg] = enter(s, "explain @src/a.ts, please");
+  const s = session();
+  const [msg] = enterWith(s, "explain @src/a.ts, please", {
+    "src/a.ts": "export const a = 1;\n",
+  });
   assert(msg?.type === "turn.start");
   assertEquals(
     msg.prompt,
@@ -91,10 +94,28 @@ Deno.test("a mentioned file's content is attached to the prompt, the typed text 
   });
 });
 
+Deno.test("Enter on a prompt with mentions asks the shell to read them through the server", () => {
+  const s = session();
+  typeText(s, "compare @a.ts with @b.ts and @a.ts");
+  const fx = applyKey(s, key("enter"));
+  assertEquals(sent(fx), [], "the prompt waits for the files");
+  const attach = fx.find((f) => f.kind === "send-attached");
+  assert(attach?.kind === "send-attached");
+  assertEquals(attach.paths, ["a.ts", "b.ts"]);
+  assertEquals(attach.message.type, "turn.start");
+  assertEquals(attach.typed, "compare @a.ts with @b.ts and @a.ts");
+});
+
+Deno.test("a prompt without mentions is sent at once", () => {
+  const s = session();
+  typeText(s, "no files here, mail me@x.org");
+  assertEquals(sent(applyKey(s, key("enter"))).length, 1);
+});
+
 Deno.test("a mentioned file over the bound is cut to its head with a notice", () => {
   const big = "x".repeat(MAX_MENTION_BYTES + 1);
-  const s = withFiles({ "big.txt": big }, 1024 * 1024);
-  const [msg] = enter(s, "@big.txt");
+  const s = session(1024 * 1024);
+  const [msg] = enterWith(s, "@big.txt", { "big.txt": big });
   assert(msg?.type === "turn.start");
   assert(msg.prompt.includes("x".repeat(MAX_MENTION_BYTES) + "\n</file>"));
   assert(!msg.prompt.includes("x".repeat(MAX_MENTION_BYTES + 1)));
@@ -102,38 +123,48 @@ Deno.test("a mentioned file over the bound is cut to its head with a notice", ()
 });
 
 Deno.test("attachments never take the prompt past the server's limit", () => {
-  const s = withFiles({ "a.txt": "y".repeat(5000) }, 2000);
-  const [msg] = enter(s, "read @a.txt");
+  const s = session(2000);
+  const [msg] = enterWith(s, "read @a.txt", { "a.txt": "y".repeat(5000) });
   assert(msg?.type === "turn.start");
   assert(new TextEncoder().encode(msg.prompt).length <= 2000, String(msg.prompt.length));
   assert(notices(s).some((t) => t.startsWith("@a.txt: only its first")));
 });
 
-Deno.test("a mention that names no file of the workspace is sent as typed", () => {
-  const s = withFiles({});
-  const [msg] = enter(s, "ask @alice about it");
+Deno.test("a mention that names no file of the workspace is sent as typed, without a notice", () => {
+  const s = session();
+  const [msg] = enterWith(s, "ask @alice about it", {});
   assert(msg?.type === "turn.start" && msg.prompt === "ask @alice about it");
+  assertEquals(notices(s).filter((t) => t.includes("alice")), []);
 });
 
-Deno.test("a binary mentioned file is not attached and says so", () => {
-  const s = createState({
-    model: "m",
-    cwd: "/w",
-    historyLimits: { maxItems: 10, maxBytes: 1000 },
-    readMention: () => ({ text: "", size: 10, binary: true }),
+Deno.test("a mentioned file the server refuses is not attached, and the notice says why", () => {
+  const s = session();
+  const refused = (reason: string, message: string) => ({ refused: { reason, message } });
+  const [msg] = enterWith(s, "see @logo.png and @.env", {
+    "logo.png": refused("binary", '"logo.png" looks like a binary file (it contains NUL bytes)'),
+    ".env": refused("hidden", '".env" is hidden from the workspace\'s file list'),
   });
-  applyEvent(s, sessionStarted());
-  const [msg] = enter(s, "see @logo.png");
-  assert(msg?.type === "turn.start" && msg.prompt === "see @logo.png");
-  assert(notices(s).includes("@logo.png is a binary file; it was not attached"));
+  assert(msg?.type === "turn.start" && msg.prompt === "see @logo.png and @.env");
+  const texts = notices(s);
+  assert(
+    texts.includes(
+      '@logo.png was not attached: "logo.png" looks like a binary file (it contains NUL bytes)',
+    ),
+    texts.join("|"),
+  );
+  assert(texts.some((t) => t.startsWith("@.env was not attached: ")), texts.join("|"));
 });
 
-Deno.test("at most MAX_MENTIONS files are attached to one prompt", async () => {
+Deno.test("at most MAX_MENTIONS files are read and attached to one prompt", async () => {
   const { MAX_MENTIONS } = await import("../../../tui/state/mentions.ts");
   const files: Record<string, string> = {};
   for (let i = 0; i <= MAX_MENTIONS; i++) files[`f${i}.txt`] = `content ${i}`;
-  const s = withFiles(files, 1024 * 1024);
-  const [msg] = enter(s, Object.keys(files).map((f) => `@${f}`).join(" "));
+  const s = session(1024 * 1024);
+  typeText(s, Object.keys(files).map((f) => `@${f}`).join(" "));
+  const fx = applyKey(s, key("enter"));
+  const attach = fx.find((f) => f.kind === "send-attached");
+  assertEquals(attach?.kind === "send-attached" && attach.paths.length, MAX_MENTIONS);
+  const [msg] = sentWithFiles(s, fx, files);
   assert(msg?.type === "turn.start");
   assertEquals(msg.prompt.split("<file path=").length - 1, MAX_MENTIONS);
   assert(notices(s).includes(`Only the first ${MAX_MENTIONS} mentioned files are attached`));

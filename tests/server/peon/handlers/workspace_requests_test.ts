@@ -99,3 +99,122 @@ Deno.test("files.list lists the workspace as the tools see it, within its limit"
     throw e;
   }
 });
+
+/** A workspace for files.read: text, binary, ignored, denied by a rule, hidden by the config. */
+async function mentionWorkspace(): Promise<{ dir: string; ws: string }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "scv-files-read-" }));
+  const ws = `${dir}/ws`;
+  await Deno.mkdir(`${ws}/.scv`, { recursive: true });
+  await Deno.mkdir(`${ws}/secrets`);
+  await Deno.mkdir(`${ws}/vault`);
+  await Deno.writeTextFile(`${ws}/notes.md`, "# Notes\nship it\n");
+  await Deno.writeTextFile(`${ws}/big.txt`, "y".repeat(100_000));
+  await Deno.writeFile(`${ws}/logo.png`, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13]));
+  await Deno.writeTextFile(`${ws}/.gitignore`, ".env\n");
+  await Deno.writeTextFile(`${ws}/.env`, "API_KEY=sk-ignored\n");
+  await Deno.writeTextFile(`${ws}/secrets/token.txt`, "sk-denied\n");
+  await Deno.writeTextFile(`${ws}/vault/key.txt`, "sk-hidden\n");
+  await Deno.writeTextFile(`${dir}/outside.txt`, "sk-outside\n");
+  await Deno.writeTextFile(
+    `${ws}/.scv/rules.jsonc`,
+    JSON.stringify([{
+      tool: "read_file",
+      path: "secrets/**",
+      decision: "deny",
+      justification: "tokens stay here",
+    }]),
+  );
+  return { dir, ws };
+}
+
+Deno.test("files.read gives a workspace file's text, and refuses outside, binary, hidden and denied ones", async () => {
+  const { dir, ws } = await mentionWorkspace();
+  const server = await ServerProcess.start({ config: { sandbox_deny_read: [`${ws}/vault`] } });
+  try {
+    const { sessionId } = await server.open(ws);
+    const read = async (id: string, path: string) => {
+      await server.send({ type: "files.read", request_id: id, session_id: sessionId, path });
+      return await server.nextOf("files.read");
+    };
+    const ok = await read("r1", "notes.md");
+    assertEquals([ok.request_id, ok.path, ok.text, ok.size, ok.truncated, ok.refused], [
+      "r1",
+      "notes.md",
+      "# Notes\nship it\n",
+      16,
+      false,
+      undefined,
+    ]);
+    const cases: [string, string, string][] = [
+      ["r2", "../outside.txt", "outside"],
+      ["r3", `${dir}/outside.txt`, "outside"],
+      ["r4", "logo.png", "binary"],
+      ["r5", ".env", "hidden"],
+      ["r6", "vault/key.txt", "hidden"],
+      ["r7", "secrets/token.txt", "denied"],
+      ["r8", "nope.txt", "missing"],
+    ];
+    for (const [id, path, reason] of cases) {
+      const ev = await read(id, path);
+      assertEquals([ev.request_id, ev.refused?.reason, ev.text], [id, reason, undefined], path);
+      assert(typeof ev.refused?.message === "string" && ev.refused.message.includes(path));
+      assert(!JSON.stringify(ev).includes("sk-"), JSON.stringify(ev));
+    }
+    assertEquals(server.schemaErrors, []);
+    assertEquals(await server.stop(), 0);
+  } catch (e) {
+    await server.kill();
+    throw e;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("files.read sends at most max_bytes and refuses a max_bytes over its bound", async () => {
+  const { dir, ws } = await mentionWorkspace();
+  const server = await ServerProcess.start();
+  try {
+    const { sessionId } = await server.open(ws);
+    await server.send({
+      type: "files.read",
+      request_id: "b1",
+      session_id: sessionId,
+      path: "big.txt",
+    });
+    const head = await server.nextOf("files.read");
+    assertEquals([head.text.length, head.size, head.truncated], [65_536, 100_000, true]);
+    await server.send({
+      type: "files.read",
+      request_id: "b2",
+      session_id: sessionId,
+      path: "big.txt",
+      max_bytes: 10,
+    });
+    const small = await server.nextOf("files.read");
+    assertEquals([small.text, small.truncated], ["y".repeat(10), true]);
+    await server.send({
+      type: "files.read",
+      request_id: "b3",
+      session_id: sessionId,
+      path: "big.txt",
+      max_bytes: 1024 * 1024 + 1,
+    });
+    const bad = await server.nextOf("error");
+    assertEquals([bad.request_id, bad.code], ["b3", "invalid_request"]);
+    assert(bad.message.includes("max_bytes"), bad.message);
+    await server.send({
+      type: "files.read",
+      request_id: "b4",
+      session_id: "nope",
+      path: "big.txt",
+    });
+    const lost = await server.nextOf("error");
+    assertEquals([lost.request_id, lost.code], ["b4", "session_not_found"]);
+    assertEquals(await server.stop(), 0);
+  } catch (e) {
+    await server.kill();
+    throw e;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
