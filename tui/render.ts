@@ -688,9 +688,9 @@ export function pickerRows(state: ClientState, w: number, s: Style, room: number
  *
  * When the lines do not all fit, space goes first to the approval prompt (its tool, risk,
  * first summary row and both choices), then the status line, the hint, the rest of the
- * approval prompt, one composer row and its rules, queued prompts, running tools, more
- * composer rows and last the streamed text: what is needed to answer comes first, what is
- * already on its way to scrollback last.
+ * approval prompt, one composer row and its rules, queued prompts, the plan's checklist (at
+ * most 10 rows), running tools, more composer rows and last the streamed text: what is needed
+ * to answer comes first, what is already on its way to scrollback last.
  *
  * @example
  * ```ts

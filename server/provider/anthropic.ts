@@ -55,7 +55,7 @@ export class AnthropicProvider implements Provider {
     const { signal } = request;
     try {
       // A PNG or JPEG over the API's pixel limit goes out scaled down to fit.
-      const messages = await fitImages(request.messages, ANTHROPIC_IMAGE_LIMITS);
+      const messages = await fitImages(request.messages, ANTHROPIC_IMAGE_LIMITS, signal);
       checkImageLimits(messages, ANTHROPIC_IMAGE_LIMITS);
       const body = JSON.stringify(anthropicBody(request.model, messages, request.tools));
       const res = await this.#http.open(body, signal);

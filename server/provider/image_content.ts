@@ -75,7 +75,8 @@ const scaled = new WeakMap<ImagePart, Map<number, ImagePart>>();
 
 /**
  * `history` with each PNG or JPEG image longer than `limits` allow a side replaced by a copy
- * scaled down to fit (each made once per image and side, kept while the image is); the
+ * scaled down to fit, in a worker (each made once per image and side, kept while the image
+ * is; `signal` aborting ends the work and rejects with its reason); the
  * canonical history keeps the original. Throws a `provider_error` {@link ProviderError} naming
  * an image that cannot be scaled (a GIF or WebP, or data that cannot be decoded). A history
  * with nothing to scale is returned as it is, and the codecs are never loaded for it.
@@ -83,18 +84,20 @@ const scaled = new WeakMap<ImagePart, Map<number, ImagePart>>();
 export async function fitImages(
   history: readonly ChatMessage[],
   limits: ImageLimits,
+  signal?: AbortSignal,
 ): Promise<readonly ChatMessage[]> {
   const images = historyImages(history);
   const maxSide = maxSideFor(limits, images.length);
   if (maxSide === undefined || images.every((i) => Math.max(i.width, i.height) <= maxSide)) {
     return history;
   }
-  const { scaleToFit } = await import("../images/scale.ts");
+  // In a worker: decoding a large image takes seconds, which must not stall the server.
+  const { scaleInWorker } = await import("../images/scale_worker.ts");
   const fit = async (image: ImagePart): Promise<ImagePart> => {
     if (Math.max(image.width, image.height) <= maxSide) return image;
     const known = scaled.get(image)?.get(maxSide);
     if (known) return known;
-    const got = await scaleToFit(image, maxSide);
+    const got = await scaleInWorker(image, maxSide, signal);
     if (typeof got === "string") {
       throw new ProviderError(
         "provider_error",

@@ -239,10 +239,11 @@ Deno.test("fitImages scales only what is over the limit, once, and leaves the hi
   );
 });
 
-Deno.test("the codecs are imported only by scale.ts, and scale.ts only dynamically", async () => {
+Deno.test("the codecs are imported only by scale.ts, scale.ts only by its worker, and the worker only dynamically", async () => {
   const root = new URL("../../../", import.meta.url).pathname;
   const importers: string[] = [];
   const staticScale: string[] = [];
+  const scaleImporters: string[] = [];
   const walk = async (dir: string) => {
     for await (const e of Deno.readDir(`${root}${dir}`)) {
       const path = `${dir}/${e.name}`;
@@ -252,11 +253,33 @@ Deno.test("the codecs are imported only by scale.ts, and scale.ts only dynamical
         if (/from "(fast-png|jpeg-js|fflate)"|import\("(fast-png|jpeg-js)"\)/.test(text)) {
           importers.push(path);
         }
-        if (/from "[^"]*images\/scale\.ts"/.test(text)) staticScale.push(path);
+        // (scale.ts names itself in its doc examples.)
+        if (/from "[^"]*\/scale\.ts"/.test(text) && !path.endsWith("/scale.ts")) {
+          scaleImporters.push(path);
+        }
+        if (/from "[^"]*\/scale_worker\.ts"/.test(text)) staticScale.push(path);
       }
     }
   };
   for (const dir of ["protocol", "server", "cli", "tui"]) await walk(dir);
   assert.deepEqual(importers, ["server/images/scale.ts"]);
+  assert.deepEqual(scaleImporters, ["server/images/scale_worker.ts"]);
   assert.deepEqual(staticScale, []);
+});
+
+Deno.test("scaling is ended by the request's signal, which it rejects with", async () => {
+  const big = part(
+    png.encode({ width: 8500, height: 40, data: uniform(8500, 40, [9, 9, 9, 255]) }),
+  );
+  const controller = new AbortController();
+  const history = [{ role: "user" as const, content: "look", images: [big] }];
+  const scaling = fitImages(history, ANTHROPIC_IMAGE_LIMITS, controller.signal);
+  const reason = new Error("the turn was cancelled");
+  controller.abort(reason);
+  await assert.rejects(scaling, (e) => e === reason);
+  // An aborted signal starts no worker at all.
+  await assert.rejects(
+    fitImages(history, ANTHROPIC_IMAGE_LIMITS, controller.signal),
+    (e) => e === reason,
+  );
 });
