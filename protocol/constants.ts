@@ -114,3 +114,6 @@ export const MAX_PLAN_STEP_CHARS = 500;
 
 /** scv 0.3: the most attachments one `turn.start` (or `turn.steer`) may carry. */
 export const MAX_ATTACHMENTS = 8;
+
+/** scv 0.3: the longest `path` a `files.read` may name, in characters (Linux's `PATH_MAX`). */
+export const MAX_FILES_READ_PATH_CHARS = 4096;

@@ -15,6 +15,7 @@ import {
   type ClientMessageType,
   ERROR_CODES,
   IMAGE_MEDIA_TYPES,
+  MAX_FILES_READ_PATH_CHARS,
   MAX_PLAN_STEP_CHARS,
   MAX_PLAN_STEPS,
   MAX_SESSION_LIST_LIMIT,
@@ -241,7 +242,7 @@ export const FilesReadMessage = z.object({
   request_id: requestId,
   session_id: id,
   /** Relative to the workspace, or absolute (and then inside it). */
-  path: z.string().min(1, "must be a non-empty string").max(4096),
+  path: z.string().min(1, "must be a non-empty string").max(MAX_FILES_READ_PATH_CHARS),
   /** At most this many bytes of the file's head; omitted: 65536. */
   max_bytes: z.number().int().positive().max(MAX_FILES_READ_BYTES).optional(),
 });

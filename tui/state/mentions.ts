@@ -7,6 +7,7 @@
  * @module
  */
 import * as ed from "../composer.ts";
+import { MAX_FILES_READ_PATH_CHARS } from "../../protocol/mod.ts";
 import { formatBytes } from "./format.ts";
 import type { ClientState, Effect, PromptMessage, WorkspaceIndex } from "./model.ts";
 import { notice } from "./transcript.ts";
@@ -218,7 +219,15 @@ export type MentionedFile =
  * ```
  */
 export function textMentions(typed: string, images: readonly string[] = []): string[] {
-  return mentionedPaths(typed).filter((p) => !images.includes(p)).slice(0, MAX_MENTIONS);
+  return candidates(typed, images).slice(0, MAX_MENTIONS);
+}
+
+/** The mentions of `typed` that may name a text file: not images, not longer than any path. */
+function candidates(typed: string, images: readonly string[]): string[] {
+  // A longer word is text: the server would refuse the request itself.
+  return mentionedPaths(typed).filter((p) =>
+    !images.includes(p) && p.length <= MAX_FILES_READ_PATH_CHARS
+  );
 }
 
 /**
@@ -268,8 +277,7 @@ export function attachMentions(
   let prompt = typed;
   let used = encoder.encode(typed).length;
   // Mentions of image files go as images (images.ts), not as text.
-  const paths = mentionedPaths(typed).filter((p) => !images.includes(p));
-  for (const [i, path] of paths.entries()) {
+  for (const [i, path] of candidates(typed, images).entries()) {
     if (i >= MAX_MENTIONS) {
       notice(state, "warn", `Only the first ${MAX_MENTIONS} mentioned files are attached`);
       break;

@@ -199,3 +199,10 @@ Deno.test("the listed candidates of a Tab go at the next key that is not Tab", (
   typeText(s, "p");
   assertEquals(s.hint, undefined);
 });
+
+Deno.test("a mention longer than any path is text: it is not read", () => {
+  const s = session();
+  typeText(s, `see @${"x".repeat(5000)} and @a.ts`);
+  const attach = applyKey(s, key("enter")).find((f) => f.kind === "send-attached");
+  assertEquals(attach?.kind === "send-attached" && attach.paths, ["a.ts"]);
+});
