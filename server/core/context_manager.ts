@@ -33,13 +33,17 @@ export type FitPlan =
 /**
  * A prompt that fits only by leaving the answer less than its usual reserve: the current turn
  * alone (system prompt, tools and the turn's messages) is larger than the window less
- * {@link answerReserve}, but not larger than the window less {@link minimumAnswerRoom}.
+ * {@link answerReserve}, but not larger than the window less {@link minimumAnswerRoom} (by a
+ * tokenizer's count) or than the window (by scv's estimate, which errs high: the provider's
+ * answer decides).
  */
 export interface TightFit {
   /** The prompt's tokens as counted. */
   promptTokens: number;
-  /** The tokens the window leaves for the answer. */
+  /** The tokens the window leaves for the answer (by the count; 0 when it leaves none). */
   answerRoom: number;
+  /** Whether the count is scv's estimate (which errs high), not a tokenizer's. */
+  estimated: boolean;
 }
 
 /** Whether the history stays within `max_history_bytes`, and what to cut when it does not. */
@@ -250,14 +254,18 @@ export function createContextManager(
       }
       used = c;
       let tight: TightFit | undefined;
-      const tightMax = window - minimumAnswerRoom(window);
+      // An estimate errs high (a server's template may also leave the tools out): a turn it
+      // puts within the window goes, and the provider's answer decides. A real tokenizer's
+      // count must leave the answer its minimum room.
+      const estimated = c.tokenizer === "estimate";
+      const tightMax = estimated ? window : window - minimumAnswerRoom(window);
       if (plan.kind === "context_limit" && c !== bound && plan.minTokens <= tightMax) {
-        // The turn alone passes the reserve but leaves the answer its minimum: everything
-        // before it goes, and the answer gets what is left.
-        plan = planWith(c, history, turnStart, tools, tightMax);
+        // The turn alone passes the reserve: everything before it goes, and the answer gets
+        // what is left.
+        plan = planWith(c, history, turnStart, tools, Math.max(plan.minTokens, maxTokens()));
         if (plan.kind !== "context_limit") {
           const promptTokens = plan.kind === "fits" ? plan.tokens : plan.afterTokens;
-          tight = { promptTokens, answerRoom: window - promptTokens };
+          tight = { promptTokens, answerRoom: Math.max(0, window - promptTokens), estimated };
         }
       }
       if (plan.kind === "context_limit") {

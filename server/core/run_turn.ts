@@ -296,11 +296,12 @@ async function fit(turn: Turn, deps: AgentDeps): Promise<ChatMessage[]> {
   });
   if (plan.kind === "context_limit") throw new TurnFailure("context_limit", plan.message);
   if (plan.tight && deps.notices) {
-    const message = `The current turn takes about ${plan.tight.promptTokens} of the ` +
-      `${deps.context.window} tokens of context, leaving ${plan.tight.answerRoom} for the answer ` +
-      `(less than the usual fifth)${
-        plan.kind === "compacted" ? "; earlier turns are compacted away" : ""
-      }`;
+    const { promptTokens, answerRoom, estimated } = plan.tight;
+    const message = `The current turn takes about ${promptTokens} of the ` +
+      `${deps.context.window} tokens of context${estimated ? " by scv's estimate" : ""}, ` +
+      `leaving ${answerRoom} for the answer (less than the usual fifth)` +
+      (plan.kind === "compacted" ? "; earlier turns are compacted away" : "") +
+      (estimated ? "; the estimate errs high, so the provider's answer decides" : "");
     await emitBounded(turn, "turn.notice", { message }, "notice", deps.signal);
   }
   if (plan.kind === "compacted") {

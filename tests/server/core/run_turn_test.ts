@@ -352,7 +352,7 @@ Deno.test("a prompt that leaves the answer less than its reserve goes, and says 
       fit: (history) => ({
         kind: "fits",
         messages: history,
-        tight: { promptTokens: 1700, answerRoom: 348 },
+        tight: { promptTokens: 1700, answerRoom: 348, estimated: false },
       }),
     }),
     steps: [answer("short")],
