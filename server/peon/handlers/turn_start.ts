@@ -16,6 +16,7 @@ import { promptRefusal } from "../../core/prompt_bounds.ts";
 import type { Queued } from "../../core/inbox.ts";
 import { peonApprovals } from "../approvals.ts";
 import type { ConnectionContext } from "../context.ts";
+import { attachedImages } from "./attached_images.ts";
 import { sessionConfig } from "../recording.ts";
 import { turnEndOf } from "../../sessions/records.ts";
 
@@ -48,23 +49,14 @@ export async function turnStart(
   if (!session) return;
   const refused = refusal(msg, session, cx);
   if (refused) return await cx.error(msg.request_id, refused.code, refused.message);
-  let images: ImagePart[] = [];
-  if (msg.attachments !== undefined && msg.attachments.length > 0) {
-    // Loaded only when a prompt carries images: the check reads files and decodes base64.
-    const { loadAttachments } = await import("../../core/attachments.ts");
-    const loaded = await loadAttachments(msg.attachments, {
-      cwd: session.cwd,
-      maxImageBytes: cx.config.max_image_bytes,
-      maxHistoryBytes: cx.config.max_history_bytes,
-    });
-    if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
-    // Another turn may have started while the files were read.
-    if (session.turn) {
-      const again = refusal(msg, session, cx);
-      if (again) return await cx.error(msg.request_id, again.code, again.message);
-    }
-    images = loaded.images;
+  const loaded = await attachedImages(msg.attachments, session.cwd, cx);
+  if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
+  // Another turn may have started while the files were read.
+  if (session.turn) {
+    const again = refusal(msg, session, cx);
+    if (again) return await cx.error(msg.request_id, again.code, again.message);
   }
+  const images = loaded.images;
   const maxFrameBytes = cx.config.max_server_frame_bytes;
   const turnId = crypto.randomUUID();
   const envelope = { request_id: msg.request_id, session_id: session.id, turn_id: turnId };

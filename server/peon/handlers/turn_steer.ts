@@ -7,10 +7,10 @@
  * @module
  */
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
-import type { ImagePart } from "../../images/image_part.ts";
 import { promptRefusal } from "../../core/prompt_bounds.ts";
 import { quoteInput } from "../../error_text.ts";
 import type { ConnectionContext } from "../context.ts";
+import { attachedImages } from "./attached_images.ts";
 
 /**
  * Accepts a steer for the running turn; `invalid_request` for another turn, a bad prompt or a
@@ -32,20 +32,11 @@ export async function turnSteer(
         `a new turn`,
     );
   if (!session.turn || session.turn.id !== msg.turn_id) return await notActive();
-  let images: ImagePart[] = [];
-  if (msg.attachments !== undefined && msg.attachments.length > 0) {
-    // Loaded only when a steer carries images, as for turn.start.
-    const { loadAttachments } = await import("../../core/attachments.ts");
-    const loaded = await loadAttachments(msg.attachments, {
-      cwd: session.cwd,
-      maxImageBytes: cx.config.max_image_bytes,
-      maxHistoryBytes: cx.config.max_history_bytes,
-    });
-    if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
-    // The turn may have ended while the files were read.
-    if (!session.turn || session.turn.id !== msg.turn_id) return await notActive();
-    images = loaded.images;
-  }
+  const loaded = await attachedImages(msg.attachments, session.cwd, cx);
+  if (!loaded.ok) return await cx.error(msg.request_id, "invalid_request", loaded.message);
+  // The turn may have ended while the files were read.
+  if (!session.turn || session.turn.id !== msg.turn_id) return await notActive();
+  const images = loaded.images;
   const accepted = session.inbox.steer(msg.turn_id, msg.request_id, msg.prompt, images);
   if (!accepted.ok) return await cx.error(msg.request_id, "invalid_request", accepted.message);
   accepted.entry.announced = (async () => {
