@@ -132,22 +132,44 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
         }
         return failed(`Cannot fetch ${url.href}: ${errorText(e)}`);
       } finally {
-        clearTimeout(timer);
+        if (!page?.ok) clearTimeout(timer);
       }
       if (!page.ok) return failed(page.message);
       const kind = bodyKind(page.contentType, page.bytes);
-      if (kind === "binary") return failed(binaryMessage(page.url, page.contentType));
+      if (kind === "binary") {
+        clearTimeout(timer);
+        return failed(binaryMessage(page.url, page.contentType));
+      }
       const text = decodeBody(page.bytes, page.contentType, kind === "html");
       const lines = [`URL: ${page.url.href}`];
       if (page.redirects.length > 0) lines.push(`Redirected from: ${url.href}`);
       lines.push(`Content-Type: ${mediaType(page.contentType) || "unknown"}`);
       let content = text;
       if (kind === "html") {
-        const { htmlToMarkdown } = await import("./web/html_markdown.ts");
-        const md = htmlToMarkdown(text, page.url.href);
+        // In a worker, within the fetch's time: converting a hostile page can take minutes.
+        let md;
+        try {
+          const { htmlToMarkdownInWorker } = await import("./web/html_worker.ts");
+          md = await htmlToMarkdownInWorker(text, page.url.href, signal);
+        } catch (e) {
+          if (ctx.signal.aborted) {
+            return failed(stopMessage(ctx.signal, "web_fetch was cancelled"));
+          }
+          if (deadline.signal.aborted) {
+            return failed(
+              `${(deadline.signal.reason as WebFetchTimeout).message} converting the HTML of ` +
+                `${page.url.href} (${page.bytes.length} bytes) to Markdown; the page is too ` +
+                `complex ("web_fetch_timeout_ms" sets the limit)`,
+            );
+          }
+          return failed(`Cannot convert the HTML of ${page.url.href}: ${errorText(e)}`);
+        } finally {
+          clearTimeout(timer);
+        }
+        if (typeof md === "string") return failed(`Cannot read ${page.url.href}: ${md}`);
         if (md.title) lines.push(`Title: ${md.title}`);
         content = md.markdown;
-      }
+      } else clearTimeout(timer);
       const ok = page.status >= 200 && page.status < 300;
       if (!ok) lines.unshift(`HTTP ${page.status} ${page.statusText}`.trim());
       let out = `${lines.join("\n")}\n\n${content}`;

@@ -140,11 +140,37 @@ export function addressClass(ip: string): AddressClass {
   }
   if (norm === "::1") return "loopback";
   if (norm === "::") return "special";
-  const first = parseInt(norm.split(":")[0] || "0", 16);
+  // Forms that carry an IPv4 address a gateway or the kernel may reach: NAT64 (64:ff9b::/96,
+  // which a cloud NAT gateway translates to private addresses too), 6to4 (2002::/16) are
+  // classed as that address; IPv4-compatible (::/96), IPv4-translated (::ffff:0:0/96) and the
+  // local-use NAT64 prefix (64:ff9b:1::/48, the IPv4 address anywhere in it) are special.
+  const words = expandIPv6(norm);
+  const embedded = (hi: number, lo: number) =>
+    addressClass(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0)) {
+    return embedded(words[6]!, words[7]!);
+  }
+  if (words[0] === 0x2002) return embedded(words[1]!, words[2]!);
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) return "special";
+  if (words.slice(0, 6).every((w) => w === 0)) return "special";
+  if (words.slice(0, 4).every((w) => w === 0) && words[4] === 0xffff && words[5] === 0) {
+    return "special";
+  }
+  const first = words[0]!;
+  if ((first & 0xffc0) === 0xfec0) return "private"; // site-local, deprecated but routable
   if ((first & 0xffc0) === 0xfe80) return "link-local";
   if ((first & 0xfe00) === 0xfc00) return "private";
   if ((first & 0xff00) === 0xff00) return "special";
   return "public";
+}
+
+/** The eight 16-bit words of a canonical IPv6 address (as `URL` writes it, no IPv4 tail). */
+function expandIPv6(norm: string): number[] {
+  const [head, tail] = norm.split("::") as [string, string | undefined];
+  const parse = (s: string | undefined) => s ? s.split(":").map((w) => parseInt(w, 16)) : [];
+  const a = parse(head);
+  const b = parse(tail);
+  return tail === undefined ? a : [...a, ...Array(8 - a.length - b.length).fill(0), ...b];
 }
 
 /** The canonical text of an address, for comparing a resolved address with a pattern's. */

@@ -25,8 +25,6 @@ import { bodyKind } from "./content.ts";
 
 /** Redirects followed, at most; the sixth is refused. */
 export const MAX_REDIRECTS = 5;
-/** Addresses of one name checked, at most (the rest are not connected to either). */
-const MAX_ADDRESSES = 16;
 
 /** How `web_fetch` reaches the network; the process's own by default, injectable in tests. */
 export interface WebNet {
@@ -167,8 +165,8 @@ async function checkHop(
     }
   }
   if (addresses.length === 0) throw new Refused(`Cannot fetch ${url.href}: ${host} has no address`);
-  // Every address must pass: the system may connect to any of them.
-  for (const ip of addresses.slice(0, MAX_ADDRESSES)) {
+  // Every address must pass: a request by name may connect to any of them.
+  for (const ip of addresses) {
     const d = policy.address(host, ip, port);
     if (!d.ok) throw new Refused(`Refused ${url.href}: ${d.reason}`);
   }

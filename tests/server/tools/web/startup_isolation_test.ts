@@ -1,6 +1,7 @@
 /**
  * The HTML libraries cost a few hundred milliseconds to load, so only web_fetch's converter
- * imports them, and web_fetch loads the converter only when a page arrives (a dynamic import).
+ * imports them, the worker that runs it is the one module that imports the converter, and
+ * web_fetch loads the worker only when a page arrives (a dynamic import).
  */
 import { assertEquals } from "../../../support/assert.ts";
 
@@ -18,6 +19,7 @@ async function* walk(dir: string): AsyncGenerator<string> {
 Deno.test("only web_fetch's converter imports the HTML libraries, and only dynamically", async () => {
   const importers: string[] = [];
   const converterImports: string[] = [];
+  const workerImports: string[] = [];
   for (const dir of ["protocol", "server", "cli", "tui"]) {
     for await (const f of walk(`${ROOT}/${dir}`)) {
       const text = await Deno.readTextFile(f);
@@ -27,8 +29,13 @@ Deno.test("only web_fetch's converter imports the HTML libraries, and only dynam
       for (const m of text.matchAll(/(from|import\() ?"[^"]*html_markdown\.ts"/g)) {
         converterImports.push(`${rel}: ${m[1]}`);
       }
+      if (rel === "server/tools/web/html_worker.ts") continue; // its own Worker URL
+      for (const m of text.matchAll(/(from|import\() ?"[^"]*html_worker\.ts"/g)) {
+        workerImports.push(`${rel}: ${m[1]}`);
+      }
     }
   }
   assertEquals(importers, ["server/tools/web/html_markdown.ts"]);
-  assertEquals(converterImports, ["server/tools/web_fetch.ts: import("]);
+  assertEquals(converterImports, ["server/tools/web/html_worker.ts: from"]);
+  assertEquals(workerImports, ["server/tools/web_fetch.ts: import("]);
 });
