@@ -225,7 +225,11 @@ export async function fetchPage(
           continue;
         }
         const contentType = response.headers.get("content-type");
-        const declared = Number(response.headers.get("content-length") ?? NaN);
+        // A compressed body's Content-Length counts compressed bytes; maxBytes counts decoded.
+        const encoding = (response.headers.get("content-encoding") ?? "identity").trim();
+        const declared = encoding.toLowerCase() === "identity"
+          ? Number(response.headers.get("content-length") ?? NaN)
+          : NaN;
         const declaredBytes = Number.isSafeInteger(declared) && declared >= 0
           ? declared
           : undefined;

@@ -3,6 +3,7 @@
  * minutes to convert does not stall the server and is cut off at the time limit; addresses that
  * embed a private IPv4 address are refused; every address a name resolves to is checked.
  */
+import { gzipSync } from "node:zlib";
 import { assert, assertMatch } from "../../support/assert.ts";
 import { createWebFetchTool } from "../../../server/tools/web_fetch.ts";
 import type { WebNet } from "../../../server/tools/web/fetch_page.ts";
@@ -93,4 +94,22 @@ Deno.test("web_fetch checks every address a name resolves to, not only the first
   assert(!r.success);
   assertMatch(r.output, /many\.example resolves to 10\.0\.0\.5, a private address/);
   assert(sent.length === 0, `sent ${sent}`);
+});
+
+Deno.test("web_fetch bounds a gzip bomb by its decoded bytes and does not quote the compressed length", async () => {
+  const gz = new Uint8Array(gzipSync(new Uint8Array(64 * 1024 * 1024).fill(97), { level: 9 }));
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+    new Response(gz, { headers: { "content-type": "text/plain", "content-encoding": "gzip" } }));
+  try {
+    const tool = createWebFetchTool({ allow: ["127.0.0.1"], net: loopbackOnlyNet() });
+    const r = await tool.run(
+      { url: `http://127.0.0.1:${server.addr.port}/`, max_bytes: 100_000 },
+      webContext({ maxOutputBytes: 1_000_000 }),
+    );
+    assert(r.success && r.truncated, r.output);
+    assertMatch(r.output, /the body was cut after 100000 bytes \(max_bytes\); the rest/);
+    assert(!r.output.includes("declared"), r.output.slice(-300));
+  } finally {
+    await server.shutdown();
+  }
 });
