@@ -98,8 +98,11 @@ Deno.test("web_fetch checks every address a name resolves to, not only the first
 
 Deno.test("web_fetch bounds a gzip bomb by its decoded bytes and does not quote the compressed length", async () => {
   const gz = new Uint8Array(gzipSync(new Uint8Array(64 * 1024 * 1024).fill(97), { level: 9 }));
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
-    new Response(gz, { headers: { "content-type": "text/plain", "content-encoding": "gzip" } }));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      new Response(gz, { headers: { "content-type": "text/plain", "content-encoding": "gzip" } }),
+  );
   try {
     const tool = createWebFetchTool({ allow: ["127.0.0.1"], net: loopbackOnlyNet() });
     const r = await tool.run(
