@@ -17,6 +17,9 @@ import { bodyKind, decodeBody, mediaType } from "./web/content.ts";
 import { binaryMessage, denoWebNet, fetchPage, type WebNet } from "./web/fetch_page.ts";
 import { ANY_PUBLIC_HOST, checkUrl, WebPolicy } from "./web/policy.ts";
 
+/** The most characters of HTML converted to Markdown; the rest of a larger page is left out. */
+export const MAX_HTML_CONVERT_CHARS = 1024 * 1024;
+
 /** `web_fetch_timeout_ms`'s default: a whole fetch, redirects and body included. */
 export const DEFAULT_WEB_FETCH_TIMEOUT_MS = 30_000;
 /** `web_fetch_max_bytes`'s default: the most `max_bytes` may ask for. */
@@ -145,12 +148,17 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
       if (page.redirects.length > 0) lines.push(`Redirected from: ${url.href}`);
       lines.push(`Content-Type: ${mediaType(page.contentType) || "unknown"}`);
       let content = text;
+      let htmlCut = false;
       if (kind === "html") {
         // In a worker, within the fetch's time: converting a hostile page can take minutes.
         let md;
         try {
           const { htmlToMarkdownInWorker } = await import("./web/html_worker.ts");
-          md = await htmlToMarkdownInWorker(text, page.url.href, signal);
+          // The converter's memory grows with the page (about 350 bytes per byte of a 9.6 MB
+          // page): only the first MAX_HTML_CONVERT_CHARS are converted.
+          htmlCut = text.length > MAX_HTML_CONVERT_CHARS;
+          const html = htmlCut ? text.slice(0, MAX_HTML_CONVERT_CHARS) : text;
+          md = await htmlToMarkdownInWorker(html, page.url.href, signal);
         } catch (e) {
           if (ctx.signal.aborted) {
             return failed(stopMessage(ctx.signal, "web_fetch was cancelled"));
@@ -173,6 +181,10 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
       const ok = page.status >= 200 && page.status < 300;
       if (!ok) lines.unshift(`HTTP ${page.status} ${page.statusText}`.trim());
       let out = `${lines.join("\n")}\n\n${content}`;
+      if (htmlCut) {
+        out += `\n\n[web_fetch: only the first ${MAX_HTML_CONVERT_CHARS} characters of the ` +
+          `page's ${text.length} characters of HTML were converted]`;
+      }
       if (page.cut) {
         const size = page.declaredBytes !== undefined
           ? `; the server declared ${page.declaredBytes} bytes`

@@ -3,7 +3,11 @@
  * Markdown, and each thing it must refuse is refused with a message that says why.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
-import { createWebFetchTool, type WebFetchOptions } from "../../../server/tools/web_fetch.ts";
+import {
+  createWebFetchTool,
+  MAX_HTML_CONVERT_CHARS,
+  type WebFetchOptions,
+} from "../../../server/tools/web_fetch.ts";
 import { WebCache } from "../../../server/tools/web/cache.ts";
 import {
   BIG_BYTES,
@@ -298,4 +302,33 @@ Deno.test("web_fetch reports a 404 as a failure with the page", async () => {
     assertMatch(r.output, /^HTTP 404 Not Found\nURL: .*\/missing\n/);
     assert(r.output.endsWith("\n\nnot found"), r.output);
   });
+});
+
+Deno.test("web_fetch converts at most MAX_HTML_CONVERT_CHARS of a page's HTML and says so", async () => {
+  const head = "<html><head><title>Long</title></head><body><article>";
+  const para = "<p>" + "many words in a paragraph ".repeat(40) + "</p>\n";
+  const body = head + para.repeat(Math.ceil((MAX_HTML_CONVERT_CHARS * 1.5) / para.length)) +
+    "<p>TAIL-MARKER</p></article></body></html>";
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  );
+  try {
+    const port = (server.addr as Deno.NetAddr).port;
+    const r = await tool().run(
+      { url: `http://127.0.0.1:${port}/long` },
+      webContext({ maxOutputBytes: 4096 }),
+    );
+    assert(r.success, r.output);
+    assert(!r.output.includes("TAIL-MARKER"), "the HTML past the bound is not converted");
+    assert(
+      r.output.includes(
+        `[web_fetch: only the first ${MAX_HTML_CONVERT_CHARS} characters of the page's ` +
+          `${body.length} characters of HTML were converted]`,
+      ),
+      r.output.slice(-500),
+    );
+  } finally {
+    await server.shutdown();
+  }
 });
