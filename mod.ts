@@ -29,14 +29,14 @@ export {
   NdjsonEncoderStream,
 } from "./protocol/ndjson.ts";
 export type { DecodedFrame } from "./protocol/ndjson.ts";
-export { PeonClient, PeonRequestError } from "./protocol/client.ts";
+export { PeonClient, PeonRequestError } from "./protocol/mod.ts";
 export type {
   ClientInput,
   ClientListener,
   DistributiveOmit,
   OutgoingMessage,
   PeonClientOptions,
-} from "./protocol/client.ts";
+} from "./protocol/mod.ts";
 export { providerFromConfig, serve } from "./server/peon/serve.ts";
 export type { ServeOptions } from "./server/peon/serve.ts";
 export { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfigText } from "./server/config.ts";

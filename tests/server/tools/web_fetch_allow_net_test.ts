@@ -8,6 +8,20 @@ import { SERVER_FLAGS, withServer } from "../../support/server_process.ts";
 import { MockOpenAI, text, toolCalls } from "../../support/mock_openai.ts";
 import { startSite } from "./web/site.ts";
 
+/** The server's options for a test: no approvals, sandbox or records, `allowNet` as its net flag. */
+function scoped(allow: string[], allowNet: string) {
+  return {
+    config: {
+      approval_policy: "never" as const,
+      sandbox: "off" as const,
+      persist_sessions: false,
+      checkpoints: false,
+      web_fetch_allow: allow,
+    },
+    denoFlags: SERVER_FLAGS.map((f) => f === "--allow-net" ? `--allow-net=${allowNet}` : f),
+  };
+}
+
 Deno.test("web_fetch refuses a host outside scv's own --allow-net and fetches one inside it", async () => {
   const site = startSite();
   const mock = await MockOpenAI.start([
@@ -20,16 +34,7 @@ Deno.test("web_fetch refuses a host outside scv's own --allow-net and fetches on
   try {
     await withServer(
       mock,
-      {
-        config: {
-          approval_policy: "never",
-          sandbox: "off",
-          persist_sessions: false,
-          checkpoints: false,
-          web_fetch_allow: ["localhost", "127.0.0.1"],
-        },
-        denoFlags: SERVER_FLAGS.map((f) => f === "--allow-net" ? "--allow-net=127.0.0.1" : f),
-      },
+      scoped(["localhost", "127.0.0.1"], "127.0.0.1"),
       async (p) => {
         const { sessionId } = await p.open();
         const { t, done } = await p.runTurn(sessionId, "read the pages");
@@ -63,18 +68,7 @@ Deno.test("web_fetch refuses a host scv may connect to by port but not resolve, 
   try {
     await withServer(
       mock,
-      {
-        config: {
-          approval_policy: "never",
-          sandbox: "off",
-          persist_sessions: false,
-          checkpoints: false,
-          web_fetch_allow: ["localhost"],
-        },
-        denoFlags: SERVER_FLAGS.map((f) =>
-          f === "--allow-net" ? `--allow-net=127.0.0.1,localhost:${site.port}` : f
-        ),
-      },
+      scoped(["localhost"], `127.0.0.1,localhost:${site.port}`),
       async (p) => {
         const { sessionId } = await p.open();
         const { t, done } = await p.runTurn(sessionId, "read the page");
