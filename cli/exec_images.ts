@@ -8,7 +8,7 @@
 import { MAX_ATTACHMENTS } from "../protocol/constants.ts";
 import type { ImageAttachment } from "../protocol/schema.ts";
 import { mediaTypeOfName, sniffMediaType } from "../server/images/format.ts";
-import { basename } from "node:path";
+import { basename } from "../server/posix_path.ts";
 
 /**
  * The attachments for `files`, or why one cannot be read (one line for stderr).

@@ -117,3 +117,8 @@ export const MAX_ATTACHMENTS = 8;
 
 /** scv 0.3: the longest `path` a `files.read` may name, in characters (Linux's `PATH_MAX`). */
 export const MAX_FILES_READ_PATH_CHARS = 4096;
+
+/** The most bytes of a file one `files.read` may ask for. */
+export const MAX_FILES_READ_BYTES = 1024 * 1024;
+/** `max_bytes` of a `files.read` that names none. */
+export const DEFAULT_FILES_READ_BYTES = 64 * 1024;

@@ -15,6 +15,7 @@ import {
   type ClientMessageType,
   ERROR_CODES,
   IMAGE_MEDIA_TYPES,
+  MAX_FILES_READ_BYTES,
   MAX_FILES_READ_PATH_CHARS,
   MAX_PLAN_STEP_CHARS,
   MAX_PLAN_STEPS,
@@ -228,10 +229,7 @@ export const FilesListMessage = z.object({
   limit: z.number().int().positive().max(MAX_FILES_LIST_LIMIT).optional(),
 });
 
-/** The most bytes of a file one `files.read` may ask for. */
-export const MAX_FILES_READ_BYTES = 1024 * 1024;
-/** `max_bytes` of a `files.read` that names none. */
-export const DEFAULT_FILES_READ_BYTES = 64 * 1024;
+export { DEFAULT_FILES_READ_BYTES, MAX_FILES_READ_BYTES } from "./constants.ts";
 
 /**
  * scv 0.3 `files.read`: the head of one file of the session's workspace, read by the server

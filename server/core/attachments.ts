@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename } from "node:path";
+import { basename } from "../posix_path.ts";
 
 import { MAX_ATTACHMENTS } from "../../protocol/constants.ts";
 import type { ImageAttachment } from "../../protocol/schema.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { relative } from "node:path";
+import { relative } from "../posix_path.ts";
 
 import type { ServerEventOf } from "../../protocol/schema.ts";
 import { ruleLine } from "../../protocol/rule_text.ts";

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { resolve } from "../posix_path.ts";
 
 /** A tool call as a hook's JSON carries it. */
 export interface HookToolCall {

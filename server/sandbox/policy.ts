@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import type { SandboxMode } from "../config.ts";
 import { isInside as within } from "../workspace_dir.ts";
 import type { ActiveSandboxMode, HiddenPath, SandboxSpec } from "./types.ts";

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import { isInside } from "./workspace.ts";
 import { type HelperKind, helperWrite } from "./write_helper.ts";
 

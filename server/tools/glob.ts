@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import { z } from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { type GlobMatcher, globMatcher, globScope } from "./glob_pattern.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { looksBinary } from "./binary.ts";
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import { type GlobMatcher, globMatcher } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";
 import { displayPath, openedInside } from "./workspace.ts";

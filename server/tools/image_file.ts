@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { basename } from "node:path";
+import { basename } from "../posix_path.ts";
 
 import { checkImage, type CheckOptions } from "../images/attachments.ts";
 import { mediaTypeOfName } from "../images/format.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import type { Ignore } from "ignore";
 
 /** One file or directory met by `walk`. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import * as path from "../posix_path.ts";
 import type { Risk } from "./tool.ts";
 import { isInside } from "../workspace_dir.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { posix } from "node:path";
+import * as posix from "../../posix_path.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import {
   pathGlob,

@@ -9,7 +9,7 @@
 import { parseJsonc } from "../../jsonc.ts";
 import { BUILTIN_RULES } from "./builtin.ts";
 import { parseRule, pathGlob, type Rule, RuleFileError } from "./rule.ts";
-import { posix } from "node:path";
+import * as posix from "../../posix_path.ts";
 import { hostPatternCovers } from "../../tools/web/policy.ts";
 import { parseShell } from "./shell_commands.ts";
 import { decide } from "./decide.ts";

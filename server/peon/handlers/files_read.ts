@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DEFAULT_FILES_READ_BYTES } from "../../../protocol/schema.ts";
+import { DEFAULT_FILES_READ_BYTES } from "../../../protocol/constants.ts";
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { readEnv } from "../../config.ts";
 import { type HiddenRoot, readMentionedFile } from "../../core/mentioned_file.ts";

@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { lookup } from "node:dns/promises";
 import { type HostDecision, HostPolicy, isIPv4, isIPv6 } from "./hosts.ts";
 import {
   MAX_HEAD_BYTES,
@@ -49,7 +48,12 @@ export const denoNet: ProxyNet = {
     Deno.permissions.querySync({ name: "net", host: `${hostForPermission(host)}:${port}` })
       .state === "granted",
   unscoped: () => Deno.permissions.querySync({ name: "net" }).state === "granted",
-  resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+  // node:dns (getaddrinfo, so /etc/hosts counts) loads when first needed: any node: module
+  // boots Deno's Node layer, which a turn without network should not pay for.
+  resolve: async (host) => {
+    const { lookup } = await import("node:dns/promises");
+    return (await lookup(host, { all: true })).map((a) => a.address);
+  },
   connect: (hostname, port) => Deno.connect({ hostname, port }),
 };
 

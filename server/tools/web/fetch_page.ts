@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { lookup } from "node:dns/promises";
 import { errorText } from "../../error_text.ts";
 import { checkUrl, hostOf, hostPort, isAddress, portOf, type WebPolicy } from "./policy.ts";
 import { bodyKind } from "./content.ts";
@@ -49,10 +48,12 @@ export const denoWebNet: WebNet = {
   mayConnect: async (host, port) =>
     (await Deno.permissions.query({ name: "net", host: hostPort(host, port) })).state ===
       "granted",
+  // node:dns loads on the first fetch: importing it boots Deno's Node layer at start-up.
   resolve: (host, signal) =>
-    raceSignal(lookup(host, { all: true, verbatim: true }), signal).then((all) =>
-      all.map((a) => a.address)
-    ),
+    raceSignal(
+      import("node:dns/promises").then(({ lookup }) => lookup(host, { all: true, verbatim: true })),
+      signal,
+    ).then((all) => all.map((a) => a.address)),
   send: async (url, address, init) => {
     const port = portOf(url);
     // Pinned only for http: an https connection is bound to its name by the certificate, and

@@ -29,7 +29,7 @@ async function listDir(dir: string): Promise<Deno.DirEntry[]> {
   return out;
 }
 
-Deno.test("a recorded image is stored once as a 0600 file beside the record, and a resumed session sends it again", async () => {
+Deno.test("a recorded image is stored once as a 0600 file named by its SHA-256 beside the record, and a resumed session sends it again", async () => {
   await withRecording([text("one"), text("two")], async ({ mock, state, cwd }) => {
     let id = "";
     await withServer(state, mock.baseUrl, async (a) => {
@@ -54,6 +54,11 @@ Deno.test("a recorded image is stored once as a 0600 file beside the record, and
     const dir = imagesDirOf(sessionFile(state, id));
     const files = await listDir(dir);
     assert.equal(files.length, 1, "the same image twice is stored once");
+    // Content-addressed by SHA-256, as every earlier scv wrote them: a session recorded before
+    // finds its files again.
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(PNG)))
+      .toHex();
+    assert.equal(files[0]!.name, `${digest}.png`);
     const path = `${dir}/${files[0]!.name}`;
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);

@@ -1,0 +1,71 @@
+/**
+ * What `scv exec` and `scv server` load before their first byte (docs/performance.md): their
+ * static module graphs hold no `node:` module (the first one boots Deno's Node layer, ~10-25 ms)
+ * and no zod (~20 ms to load, plus building the tables). Both come later, by `import()`, when a
+ * run needs them. The check reads the graph `deno info` reports and finds what is put back.
+ */
+import { assert, assertEquals } from "./support/assert.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+interface Info {
+  roots: string[];
+  modules: Array<{
+    specifier: string;
+    dependencies?: Array<{ specifier: string; code?: { specifier?: string }; isDynamic?: boolean }>;
+  }>;
+}
+
+/** The modules `entry` loads through static value imports, by specifier. */
+async function staticGraph(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", `${ROOT}/deno.json`, entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as Info;
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const stack = [...info.roots];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const d of bySpecifier.get(s)?.dependencies ?? []) {
+      if (!d.isDynamic && d.code?.specifier) stack.push(d.code.specifier);
+    }
+  }
+  return seen;
+}
+
+/** What of `graph` is a `node:` module or zod. */
+function heavy(graph: Set<string>): string[] {
+  return [...graph].filter((s) => s.startsWith("node:") || /^npm:\/?zod@/.test(s)).sort();
+}
+
+for (const entry of ["cli/exec.ts", "cli/server_command.ts"]) {
+  Deno.test(`${entry} loads no node: module and no zod before it runs`, async () => {
+    const graph = await staticGraph(`${ROOT}/${entry}`);
+    // The graph is real: the connection that serves the session core is in it.
+    assert(graph.has(`file://${ROOT}/server/peon/connection.ts`), [...graph].join("\n"));
+    assertEquals(heavy(graph), []);
+  });
+}
+
+Deno.test("the start-path check finds a node: module and zod when they are imported", async () => {
+  const dir = await Deno.makeTempDir({ dir: ROOT, prefix: ".start-path-" });
+  try {
+    await Deno.writeTextFile(`${dir}/b.ts`, `import "node:path";\nexport const b = 1;\n`);
+    await Deno.writeTextFile(
+      `${dir}/a.ts`,
+      `import "./b.ts";\nimport { z } from "zod";\nimport type {} from "node:fs";\n` +
+        `export const a = z.string();\nexport const lazy = () => import("node:crypto");\n`,
+    );
+    const graph = await staticGraph(`${dir}/a.ts`);
+    assertEquals(heavy(graph).map((s) => s.replace(/@.*/, "")), ["node:path", "npm:zod"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
