@@ -201,6 +201,9 @@ export async function runToolCall(
   if (policy === "plan" && !runsInPlanMode(tool, risk)) {
     return await complete(failed(planModeRefusal(name)));
   }
+  // bash's sandbox probes (tens of ms, once) run while rules, hooks, approval and the checkpoint
+  // snapshot go on, instead of after them.
+  tool.warm?.();
   const verdict = await rulesVerdict(turn, name, args);
   const view = verdict.rule
     ? ruleView(verdict.rule)

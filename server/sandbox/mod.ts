@@ -62,6 +62,12 @@ export interface Sandbox {
   report(workspace: string): SandboxReport;
   /** How to run `argv` in `workspace` (physical). */
   prepare(workspace: string, argv: readonly string[]): Promise<PreparedCommand>;
+  /**
+   * Starts, in the background, the one-time probes {@link prepare} needs (where prlimit is
+   * inside, whether a pids cgroup can be made), so that they overlap the call's checkpoint
+   * snapshot instead of following it. Changes nothing; calling it again does nothing.
+   */
+  warm(): void;
   /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
   limitsReport(): Promise<string>;
   /**
@@ -333,6 +339,11 @@ export async function openSandbox(
           "PID namespace and tool_timeout_ms still end every process of a call";
       }
       return `${values}, through ${[via, group && "a pids cgroup"].filter(Boolean).join(" and ")}`;
+    },
+    warm() {
+      if (!active || !settings.limits) return;
+      findPrlimit().catch(() => {});
+      if (useCgroups) probeCgroup().catch(() => {});
     },
     async prepare(workspace, argv) {
       if (active) {

@@ -409,6 +409,7 @@ export function createBashTool(options: BashOptions = {}) {
     summary: (args) => `Run shell command: ${args.command}`,
     sandboxed: () => sandboxed,
     autoApproved: () => sandboxed,
+    warm: () => options.sandbox?.warm(),
     run: (args, ctx) => run(args, ctx, options),
   });
 }

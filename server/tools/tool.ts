@@ -193,6 +193,12 @@ export interface Tool<A = unknown> {
   preview?(args: A, ctx: { cwd: string }): Promise<FileChangePreview | undefined>;
   /** Runs one call. Should not throw; a throw is reported as a failed call. */
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * Starts the one-time set-up its calls need (a sandbox's probes) in the background, as soon as
+   * a call is proposed: it then overlaps the approval, the hooks and the checkpoint snapshot.
+   * Must change nothing the user could see.
+   */
+  warm?(): void;
 }
 
 /** A tool of any argument type, as stored in a registry. */

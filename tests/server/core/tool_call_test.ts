@@ -194,3 +194,36 @@ Deno.test("the tool gets the workspace, the output cap and the secret names", as
   });
   assertEquals(seen, [["/workspace", { maxOutputBytes: 1234, timeoutMs: 5000 }, []]]);
 });
+
+Deno.test("a tool's warm-up starts when its call is ready, before the approval is answered", async () => {
+  const order: string[] = [];
+  const tool = {
+    ...scriptedTool("probe", {
+      risk: () => "process",
+      run: () => {
+        order.push("run");
+        return Promise.resolve({ success: true, output: "ran", truncated: false });
+      },
+    }),
+    warm: () => void order.push("warm"),
+  };
+  const approvals = new ScriptedApprovals(() => {
+    order.push("approval");
+    return Promise.resolve(true);
+  });
+  await runScripted({
+    config: { approval_policy: "on-risk" },
+    approvals,
+    tools: [tool],
+    steps: [callTools([call("c1", "probe", {})]), answer("ok")],
+  });
+  assertEquals(order, ["warm", "approval", "run"]);
+  // A call plan mode refuses starts nothing.
+  order.length = 0;
+  await runScripted({
+    config: { approval_policy: "plan" },
+    tools: [tool],
+    steps: [callTools([call("c1", "probe", {})]), answer("ok")],
+  });
+  assertEquals(order, []);
+});
