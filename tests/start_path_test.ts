@@ -56,6 +56,16 @@ for (const entry of ["cli/exec.ts", "cli/server_command.ts"]) {
   });
 }
 
+Deno.test("scv server answers initialize before loading any other request's handler", async () => {
+  const graph = await staticGraph(`${ROOT}/cli/server_command.ts`);
+  const handlers = [...graph].filter((s) => s.includes("/server/peon/handlers/"));
+  assertEquals(handlers, [`file://${ROOT}/server/peon/handlers/initialize.ts`]);
+  // Nor the turn loop or a session's checkpoints: the first session.start loads them.
+  for (const later of ["server/core/run_turn.ts", "server/checkpoints/session_checkpoints.ts"]) {
+    assert(!graph.has(`file://${ROOT}/${later}`), later);
+  }
+});
+
 Deno.test("the start-path check finds a node: module and zod when they are imported", async () => {
   const dir = await Deno.makeTempDir({ dir: ROOT, prefix: ".start-path-" });
   try {

@@ -23,7 +23,6 @@ import type { TurnEndObserver } from "../core/turn.ts";
 import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { CheckpointsState } from "../checkpoints/open.ts";
-import { endSessionHooks } from "../core/hook_points.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
 
 export { EXIT, MAX_SESSIONS } from "./context.ts";
@@ -176,9 +175,13 @@ export class Connection {
       await graceful.catch(() => {});
     }
     // Each session's SessionEnd hooks, bounded (hook_points.ts), before its file is released.
-    await Promise.allSettled(
-      [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
-    );
+    // Loaded here: a connection that never opened a session needs none of the hook code.
+    if (this.#cx.sessions.size > 0) {
+      const { endSessionHooks } = await import("../core/hook_points.ts");
+      await Promise.allSettled(
+        [...this.#cx.sessions.values()].map((s) => endSessionHooks(s, this.#cx.config, "other")),
+      );
+    }
     // Every turn has ended (or was abandoned): release the session files' locks.
     for (const s of this.#cx.sessions.values()) {
       s.recorder?.close();

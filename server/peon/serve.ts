@@ -13,7 +13,6 @@ import type { McpServerStatus } from "../mcp/host.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
 import { openSessionStore } from "../core/open_store.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { checkpointsState } from "../checkpoints/open.ts";
 import { followSessions } from "../checkpoints/follow_sessions.ts";
 
 /** Options of {@link serve}. */
@@ -96,7 +95,8 @@ export function serve(options: ServeOptions): Promise<number> {
       return (workspace) => s.report(workspace);
     },
     sessions,
-    checkpoints: () => checkpointsState(config, env),
+    // Loaded with the first session: the checkpoint modules need not delay the handshake.
+    checkpoints: async () => (await import("../checkpoints/open.ts")).checkpointsState(config, env),
   });
   // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers, and
   // the sandbox's proxies and the cgroups its killed calls left.
