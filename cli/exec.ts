@@ -141,6 +141,9 @@ async function execTurn(options: ExecOptions, io: ExecIO & { flush: () => void }
   const server = serve({
     readable: c2s.readable,
     writable: s2c.writable,
+    // The client below is this code, typed by the protocol: checking its frames with zod again
+    // would load zod for a turn that calls no tool (docs/performance.md).
+    trustedClient: true,
     // The server is in this process: a frame carrying the images inline costs no pipe.
     config: attachments.length > 0
       ? {

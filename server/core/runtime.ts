@@ -146,19 +146,24 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   let deps: Promise<Runtime> | undefined;
   const load = () =>
     deps ??= (async () => {
-      const [{ ToolRegistry }, { builtinTools }, { buildSystemPrompt }, { createContextManager }] =
-        await Promise.all([
-          import("../tools/registry.ts"),
-          import("../tools/builtin.ts"),
-          import("./prompt.ts"),
-          import("./context_manager.ts"),
-        ]);
+      const [
+        { ToolRegistry },
+        { lazyBuiltinTools },
+        { buildSystemPrompt },
+        { createContextManager },
+      ] = await Promise.all([
+        import("../tools/registry.ts"),
+        // The tools' code (and zod) loads with the first call: a turn without one needs neither.
+        import("../tools/lazy_builtin.ts"),
+        import("./prompt.ts"),
+        import("./context_manager.ts"),
+      ]);
       const context = createContextManager(config);
       await context.ready;
       const memory = new ProviderMemory(providerMemoryPath(env));
       const serverWindow = askServerWindow(config, env, memory);
       serverWindow().catch(() => {}); // asked now, in the background: the first turn uses it
-      const tools = options.tools ?? new ToolRegistry(builtinTools({
+      const tools = options.tools ?? new ToolRegistry(lazyBuiltinTools({
         sandbox: await sandbox,
         passthrough: config.shell_env_passthrough,
       }, {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { describeIssues } from "../../protocol/schema.ts";
+import { describeIssues } from "../../protocol/issues.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import type { Risk } from "../../protocol/constants.ts";
 import { errorText } from "../error_text.ts";
@@ -179,6 +179,13 @@ export async function runToolCall(
   const cwd = turn.session.cwd;
   const argumentsOf = parseArguments(call.function.arguments);
   const shown = boundedArguments(call.function.arguments, argumentsOf.parsed, budget);
+  // A built-in's code loads with its first call (server/tools/lazy.ts); before tool.proposed,
+  // so that a face's view of the call (ACP's title) finds the tool loaded.
+  const found = deps.tools.get(name);
+  const unloadable = await found?.load?.().then(
+    () => undefined,
+    (e) => `Tool ${name} failed to load: ${errorText(e)}`,
+  );
   await turn.emit("tool.proposed", { call_id: call.id, name, arguments: shown }, signal);
   const complete = async (result: ToolResult): Promise<ToolResult> => {
     const capped = truncateText(result.output, Math.min(config.max_tool_output_bytes, budget));
@@ -193,7 +200,8 @@ export async function runToolCall(
     return result.images?.length ? { ...final, images: result.images } : final;
   };
   const known = () => deps.tools.list().map((t) => t.name).join(", ") || "none";
-  const ready = await prepare(name, deps.tools.get(name), argumentsOf, known, cwd);
+  if (unloadable !== undefined) return await complete(failed(unloadable));
+  const ready = await prepare(name, found, argumentsOf, known, cwd);
   if (ready.kind === "refused") return await complete(failed(ready.output));
   const { tool, args, risk } = ready;
   const policy = config.approval_policy;

@@ -54,6 +54,13 @@ export interface ConnectionOptions {
   sessions?: SessionStore | undefined;
   /** scv 0.3: whether sessions keep checkpoints, and where; omitted: they do not. */
   checkpoints?: () => Promise<CheckpointsState>;
+  /**
+   * The client is code in this process that builds its requests from the protocol's TypeScript
+   * types (`scv exec`): its frames are taken as the types say, not checked against the zod
+   * tables again (which would load zod for a turn that needs none). Omitted: every frame is
+   * checked.
+   */
+  trustedClient?: boolean;
 }
 
 /** Errors that end the read loop: the output is gone or the connection closes on purpose. */
@@ -123,7 +130,7 @@ export class Connection {
 
   /** One frame: parsed, routed, and any unexpected failure answered with `internal_error`. */
   async #handle(frame: DecodedFrame): Promise<void> {
-    const parsed = await parseFrame(frame, this.#cx.initialized);
+    const parsed = await parseFrame(frame, this.#cx.initialized, this.#o.trustedClient === true);
     if (parsed.kind === "rejected") {
       return await this.#replies.error(parsed.requestId, parsed.code, parsed.message);
     }
@@ -205,6 +212,7 @@ export class Connection {
       mcp: o.mcp,
       sandbox: o.sandbox,
       initialized: false,
+      trustedClient: o.trustedClient === true,
       capabilities: {},
       store: o.sessions,
       checkpoints: o.checkpoints ??

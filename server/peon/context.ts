@@ -57,6 +57,8 @@ export interface ConnectionContext {
   readonly sandbox: (() => Promise<(workspace: string) => SandboxReport>) | undefined;
   /** Whether `initialize` succeeded. */
   initialized: boolean;
+  /** The client's frames are not checked against the zod tables (see `ConnectionOptions`). */
+  readonly trustedClient: boolean;
   /** The optional turn events the client asked for in `initialize` (scv 0.2). */
   capabilities: { reasoning?: boolean | undefined; notices?: boolean | undefined };
   /** scv 0.3: whether sessions keep checkpoints, and where. */

@@ -48,6 +48,14 @@ export interface ServeOptions {
    * @ignore
    */
   sessions?: SessionStore | null;
+  /**
+   * The client is this process's own code, built on the protocol's types (`scv exec`): its
+   * frames are not checked against the zod tables again. For scv's own commands: not part of
+   * the library API.
+   *
+   * @ignore
+   */
+  trustedClient?: boolean;
 }
 
 export { providerFromConfig } from "../core/runtime.ts";
@@ -95,6 +103,7 @@ export function serve(options: ServeOptions): Promise<number> {
       return (workspace) => s.report(workspace);
     },
     sessions,
+    ...(options.trustedClient ? { trustedClient: true } : {}),
     // Loaded with the first session: the checkpoint modules need not delay the handshake.
     checkpoints: async () => (await import("../checkpoints/open.ts")).checkpointsState(config, env),
   });

@@ -44,6 +44,7 @@ import { denialHint } from "../sandbox/hint.ts";
 import { limitHint } from "../sandbox/limits.ts";
 import type { Refusal } from "../sandbox/net/proxy.ts";
 import { isInside } from "./workspace.ts";
+import { bashDescription } from "./bash_facts.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -372,10 +373,6 @@ function refusalLines(refusals: readonly Refusal[]): string {
   return lines.join("\n");
 }
 
-const DESCRIPTION = "Run a shell command with `bash -c` in the workspace directory. stdout and " +
-  "stderr are combined; a non-zero exit code fails the call. The command has no stdin and " +
-  "is killed, with every process it started, when it times out or the turn is cancelled.";
-
 /**
  * A `bash` tool of CONTRACT.md running under `options` (the server's sandbox and passthrough).
  *
@@ -391,19 +388,7 @@ export function createBashTool(options: BashOptions = {}) {
   const sandboxed = options.sandbox?.active === true;
   return defineTool({
     name: "bash",
-    description: sandboxed
-      ? DESCRIPTION + " It runs in a sandbox: only the workspace" +
-        (options.sandbox?.settings.mode === "read-only"
-          ? " is visible (read-only)"
-          : " and /tmp are writable") +
-        (options.sandbox?.settings.network
-          ? ""
-          : options.sandbox?.settings.hosts
-          ? ", the network reaches only the configured hosts through the proxy in HTTP_PROXY " +
-            "(others are refused)"
-          : ", there is no network") +
-        "."
-      : DESCRIPTION,
+    description: bashDescription(options.sandbox),
     schema,
     risk: () => "process",
     summary: (args) => `Run shell command: ${args.command}`,

@@ -12,10 +12,11 @@ import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { createWebFetchTool, type WebFetchConfig } from "./web_fetch.ts";
 import { updatePlanTool } from "./update_plan.ts";
-// The tools' JSON Schemas as z.toJSONSchema derives them, computed ahead: deriving them at the
-// first request cost that request ~10-20 ms (tests/server/tools/builtin_parameters_test.ts
-// holds this file to the schemas and rewrites it with UPDATE=1).
-import PARAMETERS from "./builtin_parameters.json" with { type: "json" };
+// The tools' facts (description, flags, and JSON Schema as z.toJSONSchema derives it), computed
+// ahead: deriving the schemas at the first request cost it ~10-20 ms, and a server offers the
+// tools from this file before their modules load (lazy_builtin.ts).
+// tests/server/tools/builtin_facts_test.ts holds it to the tools and rewrites it with UPDATE=1.
+import FACTS from "./builtin_facts.json" with { type: "json" };
 
 /**
  * The built-in tools, in the order they are offered to the model; `bash` runs under `bash`
@@ -42,9 +43,9 @@ export function builtinTools(bash: BashOptions = {}, web: WebFetchConfig = {}): 
     createWebFetchTool(web),
     updatePlanTool,
   ];
-  const table = PARAMETERS as Record<string, Record<string, unknown>>;
+  const table = FACTS as Record<string, { parameters?: Record<string, unknown> }>;
   return tools.map((tool) => {
-    const parameters = table[tool.name];
+    const parameters = table[tool.name]?.parameters;
     return parameters ? { ...tool, parameters } : tool;
   });
 }

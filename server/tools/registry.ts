@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { AnyTool, Risk } from "./tool.ts";
 
 /** A tool as offered to the model (OpenAI function format). */
@@ -12,6 +11,27 @@ export interface ToolSpec {
   type: "function";
   /** The tool's name, description for the model, and arguments as JSON Schema. */
   function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** A schema that can state itself as JSON Schema: zod's (`schema.toJSONSchema()`). */
+interface SelfDescribing {
+  toJSONSchema(params: { io: "input" }): Record<string, unknown>;
+}
+
+/**
+ * The JSON Schema of a tool that brings no `parameters`, from its zod schema. zod's own method,
+ * not `z.toJSONSchema`: importing zod here would load it for every turn, and a tool with a zod
+ * schema has loaded it already.
+ */
+function derivedParameters(tool: AnyTool): Record<string, unknown> {
+  const schema = tool.schema as unknown as Partial<SelfDescribing>;
+  if (typeof schema.toJSONSchema !== "function") {
+    throw new TypeError(
+      `Tool "${tool.name}" has no "parameters" and its schema is not a zod schema: give it ` +
+        `"parameters" (a JSON Schema)`,
+    );
+  }
+  return schema.toJSONSchema({ io: "input" });
 }
 
 /**
@@ -71,13 +91,7 @@ export class ToolRegistry {
   /** The tools as OpenAI function specs, computed once. */
   specs(): ToolSpec[] {
     this.#specs ??= this.list().map((t) => {
-      // A tool's schema is a zod schema; its type only promises `safeParse`, so the public
-      // Tool type names no zod type.
-      const { $schema: _, ...parameters } = t.parameters ??
-        z.toJSONSchema(t.schema as unknown as z.ZodType, { io: "input" }) as Record<
-          string,
-          unknown
-        >;
+      const { $schema: _, ...parameters } = t.parameters ?? derivedParameters(t);
       return {
         type: "function" as const,
         function: { name: t.name, description: t.description, parameters },

@@ -199,6 +199,13 @@ export interface Tool<A = unknown> {
    * Must change nothing the user could see.
    */
   warm?(): void;
+  /**
+   * For a tool whose code loads on first use (scv's built-ins in a server: `lazyTool`): loads
+   * it. Until it resolves, `schema` accepts nothing and `risk`, `summary`, `preview` and `run`
+   * throw; the name, description, parameters and flags are there from the start. Absent: the
+   * tool is loaded.
+   */
+  load?(): Promise<void>;
 }
 
 /** A tool of any argument type, as stored in a registry. */
