@@ -11,6 +11,7 @@
  */
 import type { ImagePart } from "./image_part.ts";
 import { scaleToFit } from "./scale.ts";
+import { callWorker } from "../worker_call.ts";
 
 /** What the worker is sent. */
 interface ScaleRequest {
@@ -44,21 +45,10 @@ export function scaleInWorker(
   maxSide: number,
   signal?: AbortSignal,
 ): Promise<ImagePart | string> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const worker = new Worker(new URL("./scale_worker.ts", import.meta.url), { type: "module" });
-    const finish = (settle: () => void) => {
-      signal?.removeEventListener("abort", onAbort);
-      worker.terminate();
-      settle();
-    };
-    const onAbort = () => finish(() => reject(signal!.reason));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = (e: MessageEvent<ImagePart | string>) => finish(() => resolve(e.data));
-    worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault(); // a failed worker fails this image, not the server
-      finish(() => resolve(`it cannot be scaled down (${e.message})`));
-    };
-    worker.postMessage({ image, maxSide } satisfies ScaleRequest);
-  });
+  return callWorker(
+    new URL("./scale_worker.ts", import.meta.url),
+    { image, maxSide } satisfies ScaleRequest,
+    (message) => `it cannot be scaled down (${message})`,
+    signal,
+  );
 }

@@ -130,7 +130,7 @@ export class Connection {
 
   /** One frame: parsed, routed, and any unexpected failure answered with `internal_error`. */
   async #handle(frame: DecodedFrame): Promise<void> {
-    const parsed = await parseFrame(frame, this.#cx.initialized, this.#o.trustedClient === true);
+    const parsed = await parseFrame(frame, this.#cx.initialized, this.#cx.trustedClient);
     if (parsed.kind === "rejected") {
       return await this.#replies.error(parsed.requestId, parsed.code, parsed.message);
     }

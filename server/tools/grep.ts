@@ -14,6 +14,7 @@ import { fileErrorMessage } from "./permission.ts";
 import { truncateText } from "./output.ts";
 import { clip } from "../error_text.ts";
 import { utf8Length } from "../utf8.ts";
+import { callWorker } from "../worker_call.ts";
 import type { GrepReply, GrepRequest } from "./grep_search.ts";
 // Does nothing here; it puts the worker's module in the graph that `deno compile` embeds.
 import "./grep_worker.ts";
@@ -64,22 +65,12 @@ function searchInWorker(
   request: GrepRequest,
   signal: AbortSignal,
 ): Promise<GrepReply | undefined> {
-  return new Promise((resolve) => {
-    const worker = new Worker(new URL("./grep_worker.ts", import.meta.url), { type: "module" });
-    const finish = (reply: GrepReply | undefined) => {
-      signal.removeEventListener("abort", onAbort);
-      worker.terminate();
-      resolve(reply);
-    };
-    const onAbort = () => finish(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = (e: MessageEvent<GrepReply>) => finish(e.data);
-    worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault(); // a failed worker fails this call, not the server
-      finish({ ok: false, error: { name: "Error", message: e.message } });
-    };
-    worker.postMessage(request);
-  });
+  return callWorker<GrepRequest, GrepReply>(
+    new URL("./grep_worker.ts", import.meta.url),
+    request,
+    (message) => ({ ok: false, error: { name: "Error", message } }),
+    signal,
+  ).catch(() => undefined); // it rejects only when the signal aborted
 }
 
 async function run(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {

@@ -11,6 +11,7 @@
  * @module
  */
 import { htmlToMarkdown, type PageMarkdown } from "./html_markdown.ts";
+import { callWorker } from "../../worker_call.ts";
 
 /** What the worker is sent. */
 interface ConvertRequest {
@@ -44,21 +45,10 @@ export function htmlToMarkdownInWorker(
   url: string,
   signal: AbortSignal,
 ): Promise<PageMarkdown | string> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const worker = new Worker(new URL("./html_worker.ts", import.meta.url), { type: "module" });
-    const finish = (settle: () => void) => {
-      signal.removeEventListener("abort", onAbort);
-      worker.terminate();
-      settle();
-    };
-    const onAbort = () => finish(() => reject(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = (e: MessageEvent<PageMarkdown | string>) => finish(() => resolve(e.data));
-    worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault(); // a failed worker fails this page, not the server
-      finish(() => resolve(`its HTML cannot be converted (${e.message})`));
-    };
-    worker.postMessage({ html, url } satisfies ConvertRequest);
-  });
+  return callWorker(
+    new URL("./html_worker.ts", import.meta.url),
+    { html, url } satisfies ConvertRequest,
+    (message) => `its HTML cannot be converted (${message})`,
+    signal,
+  );
 }

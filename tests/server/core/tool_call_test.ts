@@ -3,10 +3,12 @@
  * and denied, and every way a call fails into a result the model sees.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
+import { lazyTool } from "../../../server/tools/lazy.ts";
 import {
   answer,
   call,
   callTools,
+  eventsOf,
   only,
   runScripted,
   ScriptedApprovals,
@@ -226,4 +228,33 @@ Deno.test("a tool's warm-up starts when its call is ready, before the approval i
     steps: [callTools([call("c1", "probe", {})]), answer("ok")],
   });
   assertEquals(order, []);
+});
+
+Deno.test("a tool whose code fails to load fails its call saying so; the next call loads it again", async () => {
+  let loads = 0;
+  const real = scriptedTool("late", { risk: () => "read" });
+  const tool = lazyTool({
+    name: "late",
+    description: "A tool that loads late",
+    // A lazy tool brings its JSON Schema: its schema is not zod's until it loads.
+    parameters: { type: "object", properties: { text: { type: "string" } } },
+  }, () => {
+    loads++;
+    return loads === 1 ? Promise.reject(new Error("module gone")) : Promise.resolve(real);
+  });
+  const { events } = await runScripted({
+    tools: [tool],
+    steps: [
+      callTools([call("c1", "late", { text: "a" })]),
+      callTools([call("c2", "late", { text: "b" })]),
+      answer("ok"),
+    ],
+  });
+  const done = eventsOf(events, "tool.completed");
+  assertEquals(done.map((e) => [e.call_id, e.success]), [["c1", false], ["c2", true]]);
+  assertEquals(done[0]!.output, "Tool late failed to load: module gone");
+  assertEquals(done[1]!.output, "late: b");
+  assertEquals(loads, 2);
+  // Both calls were announced, the failed one too.
+  assertEquals(eventsOf(events, "tool.proposed").map((e) => e.call_id), ["c1", "c2"]);
 });

@@ -87,3 +87,20 @@ Deno.test("a valid message comes back typed, unknown fields dropped", async () =
     message: { type: "turn.cancel", request_id: "4", session_id: "s", turn_id: "t" },
   });
 });
+
+Deno.test("a trusted client's request is taken as it is; its frame must still be an object of a known type", async () => {
+  // No session_id: zod refuses it from any client but the trusted one (scv exec's own).
+  const frame = text({ type: "turn.start", request_id: "t", prompt: "hi" });
+  const checked = await parseFrame(frame, true);
+  assertEquals(checked.kind === "rejected" && checked.code, "invalid_request");
+  assertEquals(await parseFrame(frame, true, true), {
+    kind: "message",
+    message: { type: "turn.start", request_id: "t", prompt: "hi" } as never,
+  });
+  const unknown = await parseFrame(text({ type: "nope", request_id: "u" }), true, true);
+  assertEquals(unknown.kind === "rejected" && unknown.code, "invalid_request");
+  const notObject = await parseFrame(text("[1]"), true, true);
+  assertEquals(notObject.kind === "rejected" && notObject.code, "invalid_request");
+  const early = await parseFrame(text({ type: "session.list", request_id: "e" }), false, true);
+  assertEquals(early.kind === "rejected" && early.code, "not_initialized");
+});
