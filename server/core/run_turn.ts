@@ -18,6 +18,7 @@ import {
   type ProviderUsage,
 } from "../provider/types.ts";
 import { priceOf } from "../provider/pricing.ts";
+import { MAX_JOINED_TEXT_CHARS } from "../provider/join_text.ts";
 import type { Turn } from "./turn.ts";
 import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
@@ -388,6 +389,8 @@ async function callProvider(
       tools: deps.tools.specs(),
       contextWindow: deps.context.window,
       signal,
+      // Joined text stays within a delta's frame: a code unit is at most 6 bytes of JSON.
+      joinTextChars: Math.min(MAX_JOINED_TEXT_CHARS, Math.floor(turn.fieldBudget / 6)),
     });
     for await (const ev of events) {
       if (ev.type === "text") content += ev.text;

@@ -60,7 +60,14 @@ export class AnthropicProvider implements Provider {
       const body = JSON.stringify(anthropicBody(request.model, messages, request.tools));
       const res = await this.#http.open(body, signal);
       const acc = new AnthropicAccumulator(this.#o.limits ?? DEFAULT_RESPONSE_LIMITS);
-      const events = yield* typedEvents(this.#http, res, signal, acc, "message_stop");
+      const events = yield* typedEvents(
+        this.#http,
+        res,
+        signal,
+        acc,
+        "message_stop",
+        request.joinTextChars,
+      );
       const done = events.at(-1);
       const reason = done?.type === "done" ? done.finishReason : undefined;
       if (reason === "max_tokens" || reason === "refusal") {

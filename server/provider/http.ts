@@ -212,6 +212,15 @@ export class ProviderHttp {
    * while the caller holds an event. Returning early (the caller broke off) cancels the body.
    */
   async *events(res: OpenResponse, signal: AbortSignal): AsyncGenerator<SseEvent> {
+    for await (const batch of this.batches(res, signal)) yield* batch;
+  }
+
+  /**
+   * As {@link events}, the events each read of the body completed, together (never an empty
+   * batch), so that a caller can relay a fast stream one read at a time. The idle clock stops
+   * while the caller holds a batch.
+   */
+  async *batches(res: OpenResponse, signal: AbortSignal): AsyncGenerator<SseEvent[]> {
     const { limits, redactor } = this.#o;
     const decoder = new SseDecoder(limits.maxEventBytes);
     const reader = res.body.getReader();
@@ -248,13 +257,13 @@ export class ProviderHttp {
           );
         }
         const evs = decoder.push(chunk.value);
-        for (const ev of evs) {
-          idle.pause();
-          yield ev;
-          idle.resume();
-        }
+        if (evs.length === 0) continue;
+        idle.pause();
+        yield evs;
+        idle.resume();
       }
-      for (const ev of decoder.end()) yield ev;
+      const last = decoder.end();
+      if (last.length > 0) yield last;
     } finally {
       idle.signal.removeEventListener("abort", onAbort);
       idle.stop();

@@ -30,6 +30,7 @@ import {
 import { keyHeader } from "./request_headers.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
+import { joinText } from "./join_text.ts";
 
 /**
  * Settings of an {@link OpenAIProvider}: the common {@link ProviderOptions}, plus the retry
@@ -148,19 +149,32 @@ export class OpenAIProvider implements Provider {
       const acc = new ChatAccumulator(this.#limits);
       let usage: ProviderUsage | undefined;
       let complete = false;
-      for await (const ev of this.#http.events(res, signal)) {
-        if (ev.error !== undefined || ev.event === "error") {
-          throw sseError(ev.error ?? ev.data);
+      for await (const batch of this.#http.batches(res, signal)) {
+        // One read's events are relayed together, their text joined (join_text.ts); what came
+        // before a bad event still goes out before its error.
+        const outs: ProviderEvent[] = [];
+        let failure: { error: unknown } | undefined;
+        try {
+          for (const ev of batch) {
+            if (ev.error !== undefined || ev.event === "error") {
+              throw sseError(ev.error ?? ev.data);
+            }
+            const data = ev.data;
+            if (data === "[DONE]" || data.trim() === "[DONE]") {
+              complete = true;
+              break;
+            }
+            for (const out of acc.push(eventJson(data))) {
+              if (out.type === "usage") usage = out.usage;
+              outs.push(out);
+            }
+          }
+        } catch (error) {
+          failure = { error };
         }
-        const data = ev.data;
-        if (data === "[DONE]" || data.trim() === "[DONE]") {
-          complete = true;
-          break;
-        }
-        for (const out of acc.push(eventJson(data))) {
-          if (out.type === "usage") usage = out.usage;
-          yield out;
-        }
+        yield* joinText(outs, request.joinTextChars ?? 0);
+        if (failure) throw failure.error;
+        if (complete) break;
       }
       if (!complete && acc.finishReason === undefined) {
         throw new ProviderError(

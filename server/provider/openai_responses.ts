@@ -77,7 +77,14 @@ export class OpenAIResponsesProvider implements Provider {
         }
       }
       const acc = new ResponsesAccumulator(this.#o.limits ?? DEFAULT_RESPONSE_LIMITS);
-      const events = yield* typedEvents(this.#http, res, signal, acc, "response.completed");
+      const events = yield* typedEvents(
+        this.#http,
+        res,
+        signal,
+        acc,
+        "response.completed",
+        request.joinTextChars,
+      );
       const done = events.at(-1);
       if (done?.type === "done" && done.finishReason?.startsWith("incomplete")) {
         yield {

@@ -7,6 +7,7 @@
  */
 import type { OpenResponse, ProviderHttp } from "./http.ts";
 import { ProviderError, type ProviderEvent } from "./types.ts";
+import { joinText } from "./join_text.ts";
 
 /** What assembles one response from its typed events. */
 export interface TypedAccumulator {
@@ -33,7 +34,8 @@ export function eventJson(data: string): unknown {
 
 /**
  * Streams what `acc` makes of the response's events; returns its closing events. `closing`
- * names the event that should have ended the stream, for the error when none did.
+ * names the event that should have ended the stream, for the error when none did;
+ * `joinTextChars` is the request's `joinTextChars`.
  */
 export async function* typedEvents(
   http: ProviderHttp,
@@ -41,14 +43,28 @@ export async function* typedEvents(
   signal: AbortSignal,
   acc: TypedAccumulator,
   closing: string,
+  joinTextChars = 0,
 ): AsyncGenerator<ProviderEvent, ProviderEvent[]> {
-  for await (const ev of http.events(res, signal)) {
-    const data = eventJson(ev.data);
-    // The data names its own type; the SSE event name says the same when present.
-    if (typeof data === "object" && data !== null && !("type" in data)) {
-      (data as Record<string, unknown>).type = ev.event;
+  for await (const batch of http.batches(res, signal)) {
+    // One read's events are relayed together, their text joined (join_text.ts); what came
+    // before a bad event still goes out before its error.
+    const outs: ProviderEvent[] = [];
+    let failure: { error: unknown } | undefined;
+    try {
+      for (const ev of batch) {
+        const data = eventJson(ev.data);
+        // The data names its own type; the SSE event name says the same when present.
+        if (typeof data === "object" && data !== null && !("type" in data)) {
+          (data as Record<string, unknown>).type = ev.event;
+        }
+        outs.push(...acc.push(data));
+        if (acc.complete) break;
+      }
+    } catch (error) {
+      failure = { error };
     }
-    for (const out of acc.push(data)) yield out;
+    yield* joinText(outs, joinTextChars);
+    if (failure) throw failure.error;
     if (acc.complete) break;
   }
   if (!acc.complete) {

@@ -106,6 +106,11 @@ export interface ProviderRequest {
   contextWindow?: number;
   /** Cancels the call: the stream then throws the signal's reason. */
   signal: AbortSignal;
+  /**
+   * The longest text (UTF-16 code units) that joining the adjacent text pieces of one network
+   * read may make (`join_text.ts`); absent or 0: each piece is its own event.
+   */
+  joinTextChars?: number;
 }
 
 /**

@@ -24,7 +24,8 @@ function assertTurnShape(events: Ev[]): void {
 Deno.test("a turn streams deltas whose concatenation is assistant.completed, then turn.completed", async () => {
   const answer = "I found the issue. It was in the parser, line 42.";
   const mock = await MockOpenAI.start([
-    text(answer, { pieceSize: 5, usage: { prompt_tokens: 12, completion_tokens: 7 } }),
+    // Apart in time, so that each piece comes in a read of its own and is a delta of its own.
+    text(answer, { pieceSize: 5, usage: { prompt_tokens: 12, completion_tokens: 7 }, delayMs: 5 }),
   ]);
   await withServer(mock, {}, async (p) => {
     const { sessionId } = await p.open();

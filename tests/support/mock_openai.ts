@@ -58,11 +58,17 @@ export function textChunk(content: string): Record<string, unknown> {
   return { id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] };
 }
 
-/** A reply streaming `text` in pieces of `pieceSize` characters, then a usage chunk. */
+/**
+ * A reply streaming `text` in pieces of `pieceSize` characters, then a usage chunk; `delayMs`
+ * apart, so that each comes in a read of its own, or all in one write.
+ */
 export function text(
   content: string,
-  options: { pieceSize?: number; usage?: { prompt_tokens: number; completion_tokens: number } } =
-    {},
+  options: {
+    pieceSize?: number;
+    usage?: { prompt_tokens: number; completion_tokens: number };
+    delayMs?: number;
+  } = {},
 ): MockReply {
   const size = options.pieceSize ?? 8;
   const events: Array<Record<string, unknown>> = [
@@ -71,7 +77,7 @@ export function text(
   for (let i = 0; i < content.length; i += size) events.push(textChunk(content.slice(i, i + size)));
   events.push({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
   if (options.usage) events.push({ choices: [], usage: options.usage });
-  return { kind: "stream", events };
+  return { kind: "stream", events, ...(options.delayMs ? { delayMs: options.delayMs } : {}) };
 }
 
 /** A reply asking for tool calls; each call's arguments may be an object or raw text. */

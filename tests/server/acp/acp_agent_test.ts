@@ -23,7 +23,8 @@ Deno.test("acp: initialize advertises images, embedded context, MCP capabilities
 
 Deno.test("acp: a text turn streams agent_message_chunk updates and ends with end_turn", async () => {
   await withAgent(
-    [text("Hello from the mock, streamed in pieces.", { pieceSize: 5 })],
+    // Apart in time, so that each piece comes in a read of its own and is a chunk of its own.
+    [text("Hello from the mock, streamed in pieces.", { pieceSize: 5, delayMs: 5 })],
     {},
     async (agent) => {
       await agent.initialize();
