@@ -265,13 +265,15 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  const { load: loadDeps, mcp, sandbox } = runtimeLoader({
+  const { load: loadDeps, mcp, sandbox, closeSandbox } = runtimeLoader({
     config,
     provider: options.provider,
     tools: options.tools,
     log,
     env,
   });
+  // Probed from the start, in the background: the SDK answers initialize itself.
+  sandbox().catch(() => {});
   const store = options.sessions === undefined
     ? openSessionStore(config, env, log, followSessions(env, log))
     : options.sessions ?? undefined;
@@ -296,6 +298,6 @@ export async function serveAcp(options: AcpServeOptions): Promise<number> {
   // EOF (or a broken output): every turn is cancelled, and the agent ends within the grace.
   // The MCP servers stop meanwhile: a turn cut off in a call to one ends cancelled anyway.
   await Promise.all([state.sessions.closeAll(ACP_GRACE_MS), mcp?.close()]);
-  await sandbox.then((s) => s.close()).catch(() => {});
+  await closeSandbox();
   return 0;
 }

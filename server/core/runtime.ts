@@ -41,8 +41,11 @@ export interface RuntimeOptions {
   env?: ((name: string) => string | undefined) | undefined;
   /** Told when an MCP server became ready or failed. */
   onMcpStatus?: ((status: McpServerStatus) => void) | undefined;
-  /** The sandbox bash runs in; defaults to the one `config` asks for (probed once per process). */
-  sandbox?: Promise<Sandbox> | undefined;
+  /**
+   * Opens the sandbox bash runs in; defaults to opening the one `config` asks for. Called once,
+   * on the sandbox's first use.
+   */
+  sandbox?: (() => Promise<Sandbox>) | undefined;
 }
 
 /** A face's runtime, loaded on first use, and the parts it reports on. */
@@ -51,8 +54,13 @@ export interface RuntimeLoader {
   load: () => Promise<Runtime>;
   /** The configured MCP servers, when some are enabled; the front-end starts and stops them. */
   mcp: McpHost | undefined;
-  /** The sandbox, probed in the background from the start. */
-  sandbox: Promise<Sandbox>;
+  /**
+   * The sandbox, opened (its probe spawned) on the first call: a face calls it once its
+   * handshake is answered, so that the spawn does not delay the answer.
+   */
+  sandbox: () => Promise<Sandbox>;
+  /** Closes the sandbox (its proxies, the cgroups its calls left), when it was opened. */
+  closeSandbox: () => Promise<void>;
 }
 
 /** Builds the configured provider (`provider`, `base_url`, `api_key_env`, `provider_headers`). */
@@ -128,9 +136,24 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   const env = options.env ?? readEnv;
   // Only a config with an enabled MCP server gets a host; the MCP client loads when the first
   // session starts.
-  // Probed now, in the background: session.started reports it.
-  const sandbox = options.sandbox ?? openSandbox(config);
-  sandbox.catch(() => {});
+  // Opened on first use (session.started reports it): spawning its probe blocks the event loop
+  // for milliseconds, the first spawn of a process most.
+  let opened: Promise<Sandbox> | undefined;
+  let closed = false;
+  const sandbox = () => {
+    if (opened === undefined) {
+      // Once closed, a late first use (a warm-up timer) spawns nothing.
+      opened = closed
+        ? Promise.reject(new Error("the sandbox was closed"))
+        : options.sandbox?.() ?? openSandbox(config);
+      opened.catch(() => {});
+    }
+    return opened;
+  };
+  const closeSandbox = async () => {
+    closed = true;
+    await opened?.then((s) => s.close()).catch(() => {});
+  };
   const mcp = McpHost.create({
     servers: config.mcp_servers,
     env,
@@ -138,7 +161,7 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
     log,
     ...(options.onMcpStatus ? { onStatus: options.onMcpStatus } : {}),
     // "sandbox": true servers run in the same sandbox as bash, with their own network rule.
-    launch: async (server) => (await sandbox).launchServer(server),
+    launch: async (server) => (await sandbox()).launchServer(server),
   });
   // Tools, provider and the tokenizer load on first use (the connection warms them up right
   // after the first session.started): evaluating the tokenizer blocks the event loop for a few
@@ -146,6 +169,11 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
   let deps: Promise<Runtime> | undefined;
   const load = () =>
     deps ??= (async () => {
+      // Asked first, in the background: its answer comes over the network while the turns'
+      // modules load, and the first turn waits for it.
+      const memory = new ProviderMemory(providerMemoryPath(env));
+      const serverWindow = askServerWindow(config, env, memory);
+      serverWindow().catch(() => {});
       const [
         { ToolRegistry },
         { lazyBuiltinTools },
@@ -160,11 +188,8 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
       ]);
       const context = createContextManager(config);
       await context.ready;
-      const memory = new ProviderMemory(providerMemoryPath(env));
-      const serverWindow = askServerWindow(config, env, memory);
-      serverWindow().catch(() => {}); // asked now, in the background: the first turn uses it
       const tools = options.tools ?? new ToolRegistry(lazyBuiltinTools({
-        sandbox: await sandbox,
+        sandbox: await sandbox(),
         passthrough: config.shell_env_passthrough,
       }, {
         allow: config.web_fetch_allow,
@@ -182,5 +207,5 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
         secretEnv: providerSecretEnv(config),
       };
     })();
-  return { load, mcp, sandbox };
+  return { load, mcp, sandbox, closeSandbox };
 }

@@ -34,12 +34,12 @@ export interface ServeOptions {
   /** Told when an MCP server became ready or failed (`scv exec` warns on stderr). */
   onMcpStatus?: (status: McpServerStatus) => void;
   /**
-   * The sandbox bash runs in; defaults to the one `config` asks for (probed once per process).
+   * Opens the sandbox bash runs in (once, on first use); defaults to the one `config` asks for.
    * For scv's own commands and tests: not part of the library API.
    *
    * @ignore
    */
-  sandbox?: Promise<Sandbox>;
+  sandbox?: () => Promise<Sandbox>;
   /**
    * Where sessions are recorded; omitted: the state directory of `env` when
    * `persist_sessions` is on; null: nowhere. For scv's own commands and tests: not part of
@@ -79,7 +79,7 @@ export function serve(options: ServeOptions): Promise<number> {
   const { config } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   const env = options.env ?? readEnv;
-  const { load: loadDeps, mcp, sandbox } = runtimeLoader({
+  const { load: loadDeps, mcp, sandbox, closeSandbox } = runtimeLoader({
     config,
     provider: options.provider,
     tools: options.tools,
@@ -98,8 +98,10 @@ export function serve(options: ServeOptions): Promise<number> {
     log,
     deps: loadDeps,
     ...(mcp ? { mcp } : {}),
+    // Opened once `initialized` is out (the initialize handler asks for it), or by the first
+    // session.start, whichever comes first.
     sandbox: async () => {
-      const s = await sandbox;
+      const s = await sandbox();
       return (workspace) => s.report(workspace);
     },
     sessions,
@@ -109,7 +111,5 @@ export function serve(options: ServeOptions): Promise<number> {
   });
   // Every way the connection ends (EOF, a signal, broken output) stops the MCP servers, and
   // the sandbox's proxies and the cgroups its killed calls left.
-  return connection.run().finally(() =>
-    Promise.all([mcp?.close(), sandbox.then((s) => s.close()).catch(() => {})])
-  );
+  return connection.run().finally(() => Promise.all([mcp?.close(), closeSandbox()]));
 }

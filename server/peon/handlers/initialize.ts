@@ -41,7 +41,11 @@ export async function initialize(
     protocol_version: PROTOCOL_VERSION,
     server: SERVER_INFO,
   });
-  // The schemas every later request needs load while the client sends its next message.
-  // A trusted client's requests are not checked (parse.ts), so they need no schemas.
-  if (!cx.trustedClient) setTimeout(() => void loadSchemas().catch(() => {}), 0);
+  // Once the answer is out, while the client sends its next message: the sandbox's probe (its
+  // spawn blocks the event loop) and the schemas every later request needs. A trusted client's
+  // requests are not checked (parse.ts), so they need no schemas.
+  setTimeout(() => {
+    cx.sandbox?.().catch(() => {});
+    if (!cx.trustedClient) loadSchemas().catch(() => {});
+  }, 0);
 }
