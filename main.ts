@@ -2,10 +2,42 @@
  * The scv command line: parses arguments and dispatches to the TUI, the headless server,
  * `exec` or the ACP agent. Each path imports only what it needs, so `--version` and `server` start fast.
  *
+ * The commands' modules are imported by a computed specifier (`command`): `deno run` reads and
+ * parses every module a literal `import()` names before any code runs, so with literal imports
+ * every start paid for the whole CLI (the TUI, ACP, every command), and `--version` took twice
+ * Deno's own start. The cost: from a checkout, scv needs read access to its own directory; a
+ * compiled binary (`deno task compile` includes the modules) and a JSR run do not.
+ *
  * @module
  */
 
 import { SCV_VERSION } from "./protocol/constants.ts";
+import { parseExecArgs, parseServerArgs } from "./cli/fast_args.ts";
+
+/** A command's module, by its path under `cli/`. */
+async function command<M>(name: string): Promise<M> {
+  const url = new URL(`./cli/${name}.ts`, import.meta.url);
+  try {
+    return await import(url.href) as M;
+  } catch (e) {
+    if (url.protocol === "file:" && isNoRead(e)) {
+      const dir = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
+      throw new NoReadError(
+        `scv cannot read its own code: add its directory to --allow-read ` +
+          `(--allow-read=${dir},...): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+    throw e;
+  }
+}
+
+/** Why a command could not load for lack of read access to scv's own files. */
+class NoReadError extends Error {}
+
+function isNoRead(e: unknown): boolean {
+  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied ||
+    (e instanceof TypeError && /Requires read access/.test(e.message));
+}
 
 async function main(args: string[]): Promise<number> {
   // Fast path: no argument parser needed to print the version.
@@ -14,64 +46,83 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   // Fast path: the headless server is started by programs, often; skip commander for it.
-  const { parseExecArgs, parseServerArgs } = await import("./cli/fast_args.ts");
   const serverFlags = parseServerArgs(args);
   if (serverFlags) {
-    const { runServer } = await import("./cli/server_command.ts");
+    const { runServer } = await command<typeof import("./cli/server_command.ts")>("server_command");
     return await runServer(serverFlags);
   }
   // Fast path: editors start `scv acp` for every agent thread.
   const acpFlags = parseServerArgs(args, "acp");
   if (acpFlags) {
-    const { runAcp } = await import("./cli/acp_command.ts");
+    const { runAcp } = await command<typeof import("./cli/acp_command.ts")>("acp_command");
     return await runAcp(acpFlags);
   }
   // Fast path: `scv exec` is scripted too, and its first byte is counted from spawn.
   const execOptions = parseExecArgs(args);
   if (execOptions) {
-    const { runExec } = await import("./cli/exec.ts");
+    const { runExec } = await command<typeof import("./cli/exec.ts")>("exec");
     return await runExec(execOptions);
   }
-  const { parseCommandLine } = await import("./cli/command_line.ts");
+  const { parseCommandLine } = await command<typeof import("./cli/command_line.ts")>(
+    "command_line",
+  );
   const cmd = await parseCommandLine(args);
   switch (cmd.kind) {
     case "exit":
       return cmd.status;
     case "server": {
-      const { runServer } = await import("./cli/server_command.ts");
+      const { runServer } = await command<typeof import("./cli/server_command.ts")>(
+        "server_command",
+      );
       return await runServer(cmd.flags);
     }
     case "acp": {
-      const { runAcp } = await import("./cli/acp_command.ts");
+      const { runAcp } = await command<typeof import("./cli/acp_command.ts")>("acp_command");
       return await runAcp(cmd.flags);
     }
     case "exec": {
-      const { runExec } = await import("./cli/exec.ts");
+      const { runExec } = await command<typeof import("./cli/exec.ts")>("exec");
       return await runExec(cmd.options);
     }
     case "sessions": {
-      const { runSessions } = await import("./cli/sessions_command.ts");
+      const { runSessions } = await command<typeof import("./cli/sessions_command.ts")>(
+        "sessions_command",
+      );
       return await runSessions(cmd.options);
     }
     case "sandbox-check": {
-      const { runSandboxCheck } = await import("./cli/sandbox_check.ts");
+      const { runSandboxCheck } = await command<typeof import("./cli/sandbox_check.ts")>(
+        "sandbox_check",
+      );
       return await runSandboxCheck(cmd.options);
     }
     case "protocol-schema": {
-      const { runProtocolSchema } = await import("./cli/protocol_schema.ts");
+      const { runProtocolSchema } = await command<typeof import("./cli/protocol_schema.ts")>(
+        "protocol_schema",
+      );
       return await runProtocolSchema();
     }
     case "rules-check": {
-      const { runRulesCheck } = await import("./cli/rules_command.ts");
+      const { runRulesCheck } = await command<typeof import("./cli/rules_command.ts")>(
+        "rules_command",
+      );
       return await runRulesCheck(cmd.options);
     }
     case "tui": {
-      const { runTuiCommand } = await import("./cli/tui_command.ts");
+      const { runTuiCommand } = await command<typeof import("./cli/tui_command.ts")>("tui_command");
       return await runTuiCommand(cmd.options);
     }
   }
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  let status: number;
+  try {
+    status = await main(Deno.args);
+  } catch (e) {
+    if (!(e instanceof NoReadError)) throw e;
+    console.error(`scv: ${e.message}`);
+    status = 2;
+  }
+  Deno.exit(status);
 }

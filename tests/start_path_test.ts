@@ -16,8 +16,11 @@ interface Info {
   }>;
 }
 
-/** The modules `entry` loads through static value imports, by specifier. */
-async function staticGraph(entry: string): Promise<Set<string>> {
+/**
+ * The modules `entry` loads through static value imports, by specifier; with `literalImports`,
+ * through literal `import()`s too: what `deno run` reads and parses before any code runs.
+ */
+async function staticGraph(entry: string, literalImports = false): Promise<Set<string>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--config", `${ROOT}/deno.json`, entry],
     cwd: ROOT,
@@ -34,7 +37,7 @@ async function staticGraph(entry: string): Promise<Set<string>> {
     if (seen.has(s)) continue;
     seen.add(s);
     for (const d of bySpecifier.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code?.specifier) stack.push(d.code.specifier);
+      if ((literalImports || !d.isDynamic) && d.code?.specifier) stack.push(d.code.specifier);
     }
   }
   return seen;
@@ -66,6 +69,16 @@ Deno.test("scv server answers initialize before loading any other request's hand
   }
 });
 
+Deno.test("deno run reads main.ts, its constants and the fast argument parser before it runs, no command", async () => {
+  const graph = await staticGraph(`${ROOT}/main.ts`, true);
+  assertEquals([...graph].map((s) => s.replace(`file://${ROOT}/`, "")).sort(), [
+    "cli/fast_args.ts",
+    "main.ts",
+    "protocol/constants.ts",
+    "protocol/wire.ts",
+  ]);
+});
+
 Deno.test("the start-path check finds a node: module and zod when they are imported", async () => {
   const dir = await Deno.makeTempDir({ dir: ROOT, prefix: ".start-path-" });
   try {
@@ -77,6 +90,12 @@ Deno.test("the start-path check finds a node: module and zod when they are impor
     );
     const graph = await staticGraph(`${dir}/a.ts`);
     assertEquals(heavy(graph), [`file://${ROOT}/protocol/zod/zod.js`, "node:path"]);
+    // With literal imports followed, the lazy one is found too.
+    assertEquals(heavy(await staticGraph(`${dir}/a.ts`, true)), [
+      `file://${ROOT}/protocol/zod/zod.js`,
+      "node:crypto",
+      "node:path",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

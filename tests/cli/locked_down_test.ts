@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { sandboxTest } from "../server/sandbox/support.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
-import { LOCKED_DOWN_ENV, lockedDownFlags } from "../support/locked_down.ts";
+import { LOCKED_DOWN_ENV, lockedDownFlags, SCV_DIR } from "../support/locked_down.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const README = new URL("../../README.md", import.meta.url);
@@ -94,7 +94,9 @@ Deno.test("scv exec under locked-down flags skips an unreadable optional config 
   try {
     const flags = lockedDownFlags({ ...d, providerHost: new URL(mock.baseUrl).host })
       // Not even scv's own config directory may be read.
-      .map((f) => f.startsWith("--allow-read=") ? `--allow-read=${d.workspace},${d.stateDir}` : f);
+      .map((f) =>
+        f.startsWith("--allow-read=") ? `--allow-read=${SCV_DIR},${d.workspace},${d.stateDir}` : f
+      );
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", ...flags, MAIN, "exec", "hi"],
       cwd: d.workspace,
@@ -196,4 +198,38 @@ Deno.test("the README's locked-down command lines use the tested environment lis
   }
   assert.ok(section.includes(`--allow-env=${LOCKED_DOWN_ENV}`));
   assert.ok(section.includes("--allow-run=bwrap"));
+  // scv reads its own code (main.ts imports each command by a computed name).
+  assert.ok(section.includes('--allow-read="$SCV,'));
+  assert.ok(section.includes('--include "$SCV/cli"'));
+});
+
+Deno.test("scv without read access to its own directory says to add it and exits 2; --version needs none", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = (args: string[]) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-prompt", `--allow-read=${dir}`, "--allow-env", MAIN, ...args],
+        cwd: dir,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const version = await run(["--version"]);
+    assert.equal(version.code, 0);
+    assert.match(new TextDecoder().decode(version.stdout), /^scv \d+\.\d+\.\d+/);
+    for (const args of [["exec", "hi"], ["server"], ["sessions", "list"]]) {
+      const out = await run(args);
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 2, `${args.join(" ")}: ${stderr}`);
+      assert.match(
+        stderr,
+        new RegExp(
+          `^scv: scv cannot read its own code: add its directory to --allow-read ` +
+            `\\(--allow-read=${SCV_DIR.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")},\\.\\.\\.\\)`,
+        ),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,3 +1,4 @@
+import { SCV_DIR } from "../support/locked_down.ts";
 import assert from "node:assert/strict";
 import { sandboxTest } from "../server/sandbox/support.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
@@ -72,7 +73,7 @@ sandboxTest(
   async () => {
     const r = await check([], (dir) => [
       "--no-prompt",
-      `--allow-read=${dir}`,
+      `--allow-read=${SCV_DIR},${dir}`,
       `--allow-write=${dir}`,
       "--allow-env",
       "--allow-net",

@@ -12,10 +12,14 @@ export const LOCKED_DOWN_ENV =
   // The TUI's terminal libraries (ansi-escapes, supports-color) look at these.
   "COLORTERM,FORCE_COLOR,TERM_PROGRAM,TERM_PROGRAM_VERSION,TMUX,CI,TEAMCITY_VERSION";
 
+/** The checkout's directory: scv reads its own code from it (main.ts loads each command). */
+export const SCV_DIR = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
 /**
- * `--allow-read` and `--allow-write` scoped to the workspace and scv's config and state
- * directories, `--allow-net` to the provider's host, `--allow-env` to {@link LOCKED_DOWN_ENV},
- * `--allow-run=bwrap,git` (git for checkpoints).
+ * `--allow-read` scoped to scv's own directory, the workspace and scv's config and state
+ * directories, `--allow-write` to the workspace and the state directory, `--allow-net` to the
+ * provider's host, `--allow-env` to {@link LOCKED_DOWN_ENV}, `--allow-run=bwrap,git` (git for
+ * checkpoints).
  */
 export function lockedDownFlags(o: {
   workspace: string;
@@ -25,7 +29,7 @@ export function lockedDownFlags(o: {
 }): string[] {
   return [
     "--no-prompt",
-    `--allow-read=${o.workspace},${o.configDir},${o.stateDir}`,
+    `--allow-read=${SCV_DIR},${o.workspace},${o.configDir},${o.stateDir}`,
     `--allow-write=${o.workspace},${o.stateDir}`,
     `--allow-net=${o.providerHost}`,
     `--allow-env=${LOCKED_DOWN_ENV}`,

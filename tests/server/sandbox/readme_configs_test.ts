@@ -3,6 +3,7 @@
  * as a config file and runs its toolchain in the sandbox through the real server under a scoped
  * `--allow-read`, where `HOME` itself is not shown.
  */
+import { SCV_DIR } from "../../support/locked_down.ts";
 import assert from "node:assert/strict";
 import { parseJsonc } from "../../../server/jsonc.ts";
 import { type Config, validateConfigObject } from "../../../server/config.ts";
@@ -27,7 +28,7 @@ function readmeConfigs(): Map<string, Partial<Config>> {
 function scoped(read: string[], write: string[]): string[] {
   return [
     "--no-prompt",
-    `--allow-read=${read.join(",")}`,
+    `--allow-read=${[SCV_DIR, ...read].join(",")}`,
     `--allow-write=${write.join(",")}`,
     "--allow-env",
     "--allow-net",

@@ -3,6 +3,7 @@
  * a broad `--allow-read`, and under a scoped one a sandboxed command does not see `HOME` at all.
  * Each test gives the server a fake `HOME` (and the real `DENO_DIR`, so Deno's cache stays).
  */
+import { SCV_DIR } from "../../support/locked_down.ts";
 import assert from "node:assert/strict";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import { FAKE_KEY, hostDir, sandboxTest, withBashServer } from "./support.ts";
@@ -75,7 +76,7 @@ sandboxTest("under a scoped --allow-read a sandboxed command does not see HOME",
     const flags = [
       "--no-prompt",
       // The server's config and state are under /tmp; HOME and the rest of /var/tmp are not.
-      `--allow-read=${workspace},/tmp`,
+      `--allow-read=${SCV_DIR},${workspace},/tmp`,
       `--allow-write=${workspace},/tmp`,
       "--allow-env",
       "--allow-net",

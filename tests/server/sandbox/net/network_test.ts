@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { MockOpenAI, type MockReply, text, toolCalls } from "../../../support/mock_openai.ts";
 import { type Ev, ServerProcess } from "../../../support/server_process.ts";
 import { FAKE_KEY, hostDir, SANDBOX_WORKS } from "../support.ts";
-import { LOCKED_DOWN_ENV } from "../../../support/locked_down.ts";
+import { LOCKED_DOWN_ENV, SCV_DIR } from "../../../support/locked_down.ts";
 
 const HAS_TOOLS = await Promise.all(
   ["socat", "npm", "curl"].map((t) =>
@@ -200,7 +200,7 @@ Deno.test({
       denoFlags: [
         "--no-prompt",
         // The config file is under /tmp (the test's); HOME is not readable.
-        `--allow-read=${workspace},${state},/tmp`,
+        `--allow-read=${SCV_DIR},${workspace},${state},/tmp`,
         `--allow-write=${workspace},${state}`,
         `--allow-net=${new URL(mock.baseUrl).host},127.0.0.1:${reg.port},unix:${sock}`,
         `--allow-env=${LOCKED_DOWN_ENV}`,
