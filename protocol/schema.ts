@@ -17,16 +17,15 @@ import {
   IMAGE_MEDIA_TYPES,
   MAX_FILES_READ_BYTES,
   MAX_FILES_READ_PATH_CHARS,
-  MAX_PLAN_STEP_CHARS,
-  MAX_PLAN_STEPS,
   MAX_SESSION_LIST_LIMIT,
-  PLAN_STATUSES,
   RISKS,
   TURN_FAILURE_CODES,
 } from "./constants.ts";
 import type { ServerEventType } from "./wire.ts";
+import { PlanSteps } from "./plan_schema.ts";
 
 export * from "./constants.ts";
+export { PlanStep, PlanSteps } from "./plan_schema.ts";
 export type { EventKind, ServerEventType, TurnEventType } from "./wire.ts";
 export { SERVER_EVENT_KINDS, SERVER_EVENT_TYPES } from "./wire.ts";
 
@@ -607,42 +606,6 @@ export const UserSteeredEvent = z.object({
   /** The names of the images that entered with it (its `attachments`); omitted: none. */
   images: z.array(z.string()).optional(),
 });
-
-/**
- * scv 0.3: one step of a plan, as `update_plan` takes it and `plan.updated` carries it: one line
- * of text and its state.
- */
-export const PlanStep = z.object({
-  text: z.string()
-    .min(1, "must be a non-empty string")
-    .max(MAX_PLAN_STEP_CHARS, `must be at most ${MAX_PLAN_STEP_CHARS} characters; say it shorter`)
-    .refine((t) => !/[\r\n]/.test(t), "must be one line: one step per entry, no line breaks")
-    .describe("What the step does, in one line"),
-  status: z.enum(PLAN_STATUSES).describe('"pending", "in_progress" (at most one) or "done"'),
-});
-/** One step of a plan, as a type. */
-export type PlanStep = z.infer<typeof PlanStep>;
-
-/**
- * scv 0.3: a whole plan: at most {@link MAX_PLAN_STEPS} steps, at most one of them
- * `in_progress`; each failure names the limit and what to do about it.
- */
-export const PlanSteps = z.array(PlanStep)
-  .max(
-    MAX_PLAN_STEPS,
-    `must have at most ${MAX_PLAN_STEPS} steps; merge small steps into larger ones`,
-  )
-  .superRefine((steps, ctx) => {
-    const busy = steps.flatMap((s, i) => s.status === "in_progress" ? [i + 1] : []);
-    if (busy.length > 1) {
-      ctx.addIssue({
-        code: "custom",
-        message: `at most one step may be "in_progress", got ${busy.length} (steps ${
-          busy.join(", ")
-        }); mark the others "pending" or "done"`,
-      });
-    }
-  });
 
 /**
  * scv 0.3 `plan.updated`: the model replaced its plan (`update_plan`); `steps` is the whole new

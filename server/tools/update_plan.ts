@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { PlanSteps } from "../../protocol/schema.ts";
+import { PlanSteps } from "../../protocol/plan_schema.ts";
 import { planResult } from "../../protocol/plan_text.ts";
 import { defineTool } from "./tool.ts";
 
