@@ -23,6 +23,27 @@ interface Facts {
 }
 
 /**
+ * Each built-in's own module, imported on its first call: a `bash` call loads `bash.ts` and what
+ * it needs, not every tool's code (the other seven cost a first call ~13 ms). The list is
+ * `builtin.ts`'s; tests/server/tools/builtin_facts_test.ts holds the two to one another.
+ */
+const LOADERS: Readonly<
+  Record<string, (bash: BashOptions, web: WebFetchConfig) => Promise<AnyTool>>
+> = {
+  bash: async (bash) => (await import("./bash.ts")).createBashTool(bash),
+  read_file: async () => (await import("./read_file.ts")).readFileTool,
+  write_file: async () => (await import("./write_file.ts")).writeFileTool,
+  edit_file: async () => (await import("./edit_file.ts")).editFileTool,
+  glob: async () => (await import("./glob.ts")).globTool,
+  grep: async () => (await import("./grep.ts")).grepTool,
+  web_fetch: async (_, web) => (await import("./web_fetch.ts")).createWebFetchTool(web),
+  update_plan: async () => (await import("./update_plan.ts")).updatePlanTool,
+};
+
+/** The names of the built-ins that have a loader, in its order. */
+export const LAZY_BUILTIN_NAMES: readonly string[] = Object.keys(LOADERS);
+
+/**
  * The built-in tools of `builtinTools(bash, web)`, in its order, each loading on first use.
  *
  * @example
@@ -36,14 +57,11 @@ interface Facts {
  * ```
  */
 export function lazyBuiltinTools(bash: BashOptions = {}, web: WebFetchConfig = {}): AnyTool[] {
-  let real: Promise<Map<string, AnyTool>> | undefined;
-  const load = (name: string) =>
-    (real ??= import("./builtin.ts").then(({ builtinTools }) =>
-      new Map(builtinTools(bash, web).map((t) => [t.name, t]))
-    ).catch((e) => {
-      real = undefined;
-      throw e;
-    })).then((tools) => tools.get(name)!);
+  const load = (name: string) => {
+    const loader = LOADERS[name];
+    if (!loader) return Promise.reject(new TypeError(`no loader for the built-in tool "${name}"`));
+    return loader(bash, web);
+  };
   const sandboxed = bash.sandbox?.active === true;
   return Object.entries(FACTS as Record<string, Facts>).map(([name, facts]) => {
     const { autoApproved, ...rest } = facts;

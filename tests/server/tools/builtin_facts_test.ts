@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { builtinTools } from "../../../server/tools/builtin.ts";
-import { lazyBuiltinTools } from "../../../server/tools/lazy_builtin.ts";
+import { LAZY_BUILTIN_NAMES, lazyBuiltinTools } from "../../../server/tools/lazy_builtin.ts";
 import type { AnyTool } from "../../../server/tools/tool.ts";
 import type { Sandbox } from "../../../server/sandbox/mod.ts";
 
@@ -99,7 +99,7 @@ Deno.test("a lazily loaded built-in refuses arguments until it loads, then behav
     data: { command: "ls" },
   });
   assert.equal(bash!.summary({ command: "ls" }), "Run shell command: ls");
-  // Each tool is loaded by its own load() (the modules are imported once for all of them).
+  // Each tool is loaded by its own load(), from its own module.
   assert.equal(readFile!.schema.safeParse({ path: "a" }).success, false);
   await readFile!.load!();
   assert.equal(readFile!.schema.safeParse({ path: "a" }).success, true);
@@ -107,5 +107,19 @@ Deno.test("a lazily loaded built-in refuses arguments until it loads, then behav
   const real = builtinTools()[1]!;
   for (const path of ["deno.json", "/etc/passwd"]) {
     assert.equal(await readFile!.risk({ path }, { cwd }), await real.risk({ path }, { cwd }), path);
+  }
+});
+
+Deno.test("each built-in's own loader gives builtinTools()' tool of that name, in its order", async () => {
+  const eager = builtinTools();
+  assert.deepEqual(LAZY_BUILTIN_NAMES, eager.map((t) => t.name));
+  const lazy = lazyBuiltinTools();
+  for (const [i, tool] of lazy.entries()) {
+    await tool.load!();
+    const real = eager[i]!;
+    assert.equal(tool.name, real.name);
+    // The loaded schema is the tool's own: the same JSON Schema, derived afresh from each.
+    const json = (t: AnyTool) => z.toJSONSchema(t.schema as unknown as z.ZodType);
+    assert.deepEqual(json(tool), json(real), tool.name);
   }
 });
