@@ -1,15 +1,14 @@
 /**
  * Joining the text of one network read (server/provider/join_text.ts): the pure join, the Chat
- * Completions provider and the typed-event stream reading a body one read at a time, and a
- * whole turn against a scripted server, whose deltas stay within a small frame limit.
+ * Completions provider reading a body one read at a time, and a whole turn against a scripted
+ * server, whose deltas stay within a small frame limit. The typed-event stream's join (Anthropic,
+ * Responses) is in typed_stream_test.ts.
  */
 import fc from "fast-check";
 import { assert, assertEquals } from "../../support/assert.ts";
 import { joinText } from "../../../server/provider/join_text.ts";
 import { fieldBudget } from "../../../server/core/turn.ts";
 import { OpenAIProvider } from "../../../server/provider/openai.ts";
-import { providerTransport } from "../../../server/provider/transport.ts";
-import { type TypedAccumulator, typedEvents } from "../../../server/provider/typed_stream.ts";
 import type { ProviderEvent, ProviderRequest } from "../../../server/provider/types.ts";
 import { MockOpenAI } from "../../support/mock_openai.ts";
 import { withServer } from "../../support/server_process.ts";
@@ -33,7 +32,12 @@ const text = (t: string) => ({ choices: [{ index: 0, delta: { content: t } }] })
 const reasoning = (t: string) => ({ choices: [{ index: 0, delta: { reasoning_content: t } }] });
 const stop = { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] };
 
-async function chatEvents(reads: string[], joinTextChars?: number): Promise<ProviderEvent[]> {
+/** What the provider yields for a body of `reads`, collected into `out` (kept on a failure). */
+async function chatEvents(
+  reads: string[],
+  joinTextChars?: number,
+  out: ProviderEvent[] = [],
+): Promise<ProviderEvent[]> {
   const p = new OpenAIProvider({
     baseUrl: "http://127.0.0.1:9/v1",
     idleTimeoutMs: 30_000,
@@ -46,7 +50,6 @@ async function chatEvents(reads: string[], joinTextChars?: number): Promise<Prov
     signal: new AbortController().signal,
     ...(joinTextChars !== undefined ? { joinTextChars } : {}),
   };
-  const out: ProviderEvent[] = [];
   for await (const ev of p.stream(request)) out.push(ev);
   return out;
 }
@@ -105,66 +108,14 @@ Deno.test("reasoning and text of one read are joined each with its own kind, in 
 
 Deno.test("the text before a bad event of the same read still comes out before the error", async () => {
   const seen: ProviderEvent[] = [];
-  const p = new OpenAIProvider({
-    baseUrl: "http://127.0.0.1:9/v1",
-    idleTimeoutMs: 30_000,
-    fetch: (() =>
-      Promise.resolve(
-        new Response(body([sse(text("Par"), text("tial"), "data: {not json\n\n")])),
-      )) as typeof fetch,
-  });
   let failure: unknown;
   try {
-    for await (
-      const ev of p.stream({
-        model: "m",
-        messages: [{ role: "user", content: "hi" }],
-        tools: [],
-        signal: new AbortController().signal,
-        joinTextChars: 100,
-      })
-    ) seen.push(ev);
+    await chatEvents([sse(text("Par"), text("tial"), "data: {not json\n\n")], 100, seen);
   } catch (e) {
     failure = e;
   }
   assertEquals(seen, [{ type: "text", text: "Partial" }]);
   assert(failure instanceof Error && /not JSON/.test(failure.message), String(failure));
-});
-
-/** Completes on an event of type "end"; every other event becomes a text of its type. */
-class EndAccumulator implements TypedAccumulator {
-  complete = false;
-  push(data: unknown): ProviderEvent[] {
-    const type = (data as { type: string }).type;
-    if (type === "end") this.complete = true;
-    return type === "end" ? [] : [{ type: "text", text: type }];
-  }
-  finish(): ProviderEvent[] {
-    return [];
-  }
-}
-
-Deno.test("a typed-event stream (Anthropic, Responses) joins one read's text too", async () => {
-  const reads = [
-    'data: {"type":"a"}\n\ndata: {"type":"b"}\n\n',
-    'data: {"type":"c"}\n\n',
-    'data: {"type":"end"}\n\n',
-  ];
-  const { http } = providerTransport(
-    {
-      baseUrl: "http://127.0.0.1:9/v1",
-      idleTimeoutMs: 5000,
-      fetch: (() => Promise.resolve(new Response(body(reads)))) as typeof fetch,
-    },
-    { path: "/x", auth: {} },
-  );
-  const signal = new AbortController().signal;
-  const res = await http.open("{}", signal);
-  const out: ProviderEvent[] = [];
-  for await (const ev of typedEvents(http, res, signal, new EndAccumulator(), "end", 100)) {
-    out.push(ev);
-  }
-  assertEquals(out, [{ type: "text", text: "ab" }, { type: "text", text: "c" }]);
 });
 
 const piece = fc.oneof(

@@ -21,16 +21,32 @@ class EndAccumulator implements TypedAccumulator {
   }
 }
 
-async function read(sse: string): Promise<{ streamed: ProviderEvent[]; closing: ProviderEvent[] }> {
+/**
+ * What `typedEvents` streams and returns for a body `sse` (one read), or `reads` one by one,
+ * joining text up to `joinTextChars`.
+ */
+async function read(
+  sse: string | string[],
+  joinTextChars = 0,
+): Promise<{ streamed: ProviderEvent[]; closing: ProviderEvent[] }> {
+  const reads = typeof sse === "string" ? [sse] : [...sse];
+  const body = () =>
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = reads.shift();
+        if (next === undefined) c.close();
+        else c.enqueue(new TextEncoder().encode(next));
+      },
+    });
   const fetch =
-    (() => Promise.resolve(new Response(sse, { status: 200 }))) as typeof globalThis.fetch;
+    (() => Promise.resolve(new Response(body(), { status: 200 }))) as typeof globalThis.fetch;
   const { http } = providerTransport(
     { baseUrl: "http://127.0.0.1:9/v1", idleTimeoutMs: 5000, fetch },
     { path: "/x", auth: {} },
   );
   const signal = new AbortController().signal;
   const res = await http.open("{}", signal);
-  const gen = typedEvents(http, res, signal, new EndAccumulator(), "end");
+  const gen = typedEvents(http, res, signal, new EndAccumulator(), "end", joinTextChars);
   const streamed: ProviderEvent[] = [];
   for (;;) {
     const r = await gen.next();
@@ -61,4 +77,14 @@ Deno.test("an event whose data is not JSON is a provider_error quoting it", () =
     assertEquals(e.code, "provider_error");
     assertMatch(e.message, /not JSON: \{not json/);
   }
+});
+
+Deno.test("a typed-event stream (Anthropic, Responses) joins the text of one read, not across reads", async () => {
+  const reads = ['data: {"type":"a"}\n\ndata: {"type":"b"}\n\n', 'data: {"type":"c"}\n\n'];
+  const { streamed, closing } = await read([...reads, 'data: {"type":"end"}\n\n'], 100);
+  assertEquals(streamed, [{ type: "text", text: "ab" }, { type: "text", text: "c" }]);
+  assertEquals(closing, [{ type: "text", text: "finished" }]);
+  // Without a joinTextChars nothing is joined.
+  const apart = await read([...reads, 'data: {"type":"end"}\n\n']);
+  assertEquals(apart.streamed.map((e) => e.type === "text" && e.text), ["a", "b", "c"]);
 });
