@@ -20,8 +20,8 @@ async function command<M>(name: string): Promise<M> {
   try {
     return await import(url.href) as M;
   } catch (e) {
-    if (url.protocol === "file:" && isNoRead(e)) {
-      const dir = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
+    const dir = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
+    if (url.protocol === "file:" && isNoRead(e, dir)) {
       throw new NoReadError(
         `scv cannot read its own code: add its directory to --allow-read ` +
           `(--allow-read=${dir},...): ${e instanceof Error ? e.message : String(e)}`,
@@ -34,9 +34,13 @@ async function command<M>(name: string): Promise<M> {
 /** Why a command could not load for lack of read access to scv's own files. */
 class NoReadError extends Error {}
 
-function isNoRead(e: unknown): boolean {
-  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied ||
-    (e instanceof TypeError && /Requires read access/.test(e.message));
+/**
+ * Whether `e` is Deno refusing to read one of scv's own files (under `dir`) for the import; a
+ * refusal of anything else, in a module's own code, is that module's error.
+ */
+function isNoRead(e: unknown, dir: string): boolean {
+  return e instanceof Error && /Requires read access/.test(e.message) &&
+    e.message.includes(`"${dir}/`);
 }
 
 async function main(args: string[]): Promise<number> {

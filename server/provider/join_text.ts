@@ -48,3 +48,41 @@ export function joinText(events: readonly ProviderEvent[], maxChars: number): Pr
   }
   return out;
 }
+
+/**
+ * Relays one read's events (`batch`): `each` turns an event into provider events (pushed onto
+ * `out`) and says whether the response is complete; what they make is yielded with its text
+ * joined up to `maxChars`. What came before an event that throws still goes out before the
+ * error. Returns whether `each` said the response is complete (the rest of the read is left).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { relayRead } from "./join_text.ts";
+ * const read = relayRead(["a", "b", "end", "c"], (ev, out) => {
+ *   if (ev === "end") return true;
+ *   out.push({ type: "text", text: ev });
+ *   return false;
+ * }, 100);
+ * assert.deepEqual([...read], [{ type: "text", text: "ab" }]);
+ * ```
+ */
+export function* relayRead<E>(
+  batch: readonly E[],
+  each: (ev: E, out: ProviderEvent[]) => boolean,
+  maxChars: number,
+): Generator<ProviderEvent, boolean> {
+  const out: ProviderEvent[] = [];
+  let complete = false;
+  let failure: { error: unknown } | undefined;
+  try {
+    for (const ev of batch) {
+      if ((complete = each(ev, out))) break;
+    }
+  } catch (error) {
+    failure = { error };
+  }
+  yield* joinText(out, maxChars);
+  if (failure) throw failure.error;
+  return complete;
+}

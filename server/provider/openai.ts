@@ -30,7 +30,7 @@ import {
 import { keyHeader } from "./request_headers.ts";
 import { providerTransport } from "./transport.ts";
 import { eventJson } from "./typed_stream.ts";
-import { joinText } from "./join_text.ts";
+import { relayRead } from "./join_text.ts";
 
 /**
  * Settings of an {@link OpenAIProvider}: the common {@link ProviderOptions}, plus the retry
@@ -149,31 +149,17 @@ export class OpenAIProvider implements Provider {
       const acc = new ChatAccumulator(this.#limits);
       let usage: ProviderUsage | undefined;
       let complete = false;
+      // One read's events are relayed together, their text joined (join_text.ts).
       for await (const batch of this.#http.batches(res, signal)) {
-        // One read's events are relayed together, their text joined (join_text.ts); what came
-        // before a bad event still goes out before its error.
-        const outs: ProviderEvent[] = [];
-        let failure: { error: unknown } | undefined;
-        try {
-          for (const ev of batch) {
-            if (ev.error !== undefined || ev.event === "error") {
-              throw sseError(ev.error ?? ev.data);
-            }
-            const data = ev.data;
-            if (data === "[DONE]" || data.trim() === "[DONE]") {
-              complete = true;
-              break;
-            }
-            for (const out of acc.push(eventJson(data))) {
-              if (out.type === "usage") usage = out.usage;
-              outs.push(out);
-            }
+        complete = yield* relayRead(batch, (ev, out) => {
+          if (ev.error !== undefined || ev.event === "error") throw sseError(ev.error ?? ev.data);
+          if (ev.data === "[DONE]" || ev.data.trim() === "[DONE]") return true;
+          for (const e of acc.push(eventJson(ev.data))) {
+            if (e.type === "usage") usage = e.usage;
+            out.push(e);
           }
-        } catch (error) {
-          failure = { error };
-        }
-        yield* joinText(outs, request.joinTextChars ?? 0);
-        if (failure) throw failure.error;
+          return false;
+        }, request.joinTextChars ?? 0);
         if (complete) break;
       }
       if (!complete && acc.finishReason === undefined) {

@@ -7,7 +7,7 @@
  */
 import type { OpenResponse, ProviderHttp } from "./http.ts";
 import { ProviderError, type ProviderEvent } from "./types.ts";
-import { joinText } from "./join_text.ts";
+import { relayRead } from "./join_text.ts";
 
 /** What assembles one response from its typed events. */
 export interface TypedAccumulator {
@@ -45,27 +45,18 @@ export async function* typedEvents(
   closing: string,
   joinTextChars = 0,
 ): AsyncGenerator<ProviderEvent, ProviderEvent[]> {
+  // One read's events are relayed together, their text joined (join_text.ts).
   for await (const batch of http.batches(res, signal)) {
-    // One read's events are relayed together, their text joined (join_text.ts); what came
-    // before a bad event still goes out before its error.
-    const outs: ProviderEvent[] = [];
-    let failure: { error: unknown } | undefined;
-    try {
-      for (const ev of batch) {
-        const data = eventJson(ev.data);
-        // The data names its own type; the SSE event name says the same when present.
-        if (typeof data === "object" && data !== null && !("type" in data)) {
-          (data as Record<string, unknown>).type = ev.event;
-        }
-        outs.push(...acc.push(data));
-        if (acc.complete) break;
+    const complete = yield* relayRead(batch, (ev, out) => {
+      const data = eventJson(ev.data);
+      // The data names its own type; the SSE event name says the same when present.
+      if (typeof data === "object" && data !== null && !("type" in data)) {
+        (data as Record<string, unknown>).type = ev.event;
       }
-    } catch (error) {
-      failure = { error };
-    }
-    yield* joinText(outs, joinTextChars);
-    if (failure) throw failure.error;
-    if (acc.complete) break;
+      out.push(...acc.push(data));
+      return acc.complete;
+    }, joinTextChars);
+    if (complete) break;
   }
   if (!acc.complete) {
     throw new ProviderError(

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals } from "../../support/assert.ts";
-import { joinText } from "../../../server/provider/join_text.ts";
+import { joinText, MAX_JOINED_TEXT_CHARS } from "../../../server/provider/join_text.ts";
 import { fieldBudget } from "../../../server/core/turn.ts";
 import { OpenAIProvider } from "../../../server/provider/openai.ts";
 import type { ProviderEvent, ProviderRequest } from "../../../server/provider/types.ts";
@@ -176,5 +176,26 @@ Deno.test("a turn whose stream comes in one read sends fewer deltas, each within
     for (const d of deltas) {
       assert(String(d.content).length <= most, `a delta of ${String(d.content).length} chars`);
     }
+  });
+});
+
+Deno.test("under the default frame limit a joined delta stops at MAX_JOINED_TEXT_CHARS", async () => {
+  const answer = "y".repeat(100_000);
+  const pieces = [];
+  // Pieces of 1,000 characters: one 64 KiB read holds more than the cap.
+  for (let i = 0; i < answer.length; i += 1000) pieces.push(text(answer.slice(i, i + 1000)));
+  const raw = enc.encode(sse(...pieces, stop, "data: [DONE]\n\n"));
+  const mock = await MockOpenAI.start([{ kind: "raw", body: raw }]);
+  await withServer(mock, {}, async (p) => {
+    const { sessionId } = await p.open();
+    const started = await p.startTurn(sessionId, "go", "3");
+    assertEquals((await p.terminal(started.turn_id)).type, "turn.completed");
+    const sizes = p.turnEvents(started.turn_id).filter((e) => e.type === "assistant.delta")
+      .map((d) => String(d.content).length);
+    assertEquals(sizes.reduce((a, b) => a + b, 0), answer.length);
+    // Joined (some delta holds many pieces), and none past the cap.
+    assert(Math.max(...sizes) > 1000, sizes.join());
+    assert(sizes.every((n) => n <= MAX_JOINED_TEXT_CHARS), sizes.join());
+    assert(sizes.length >= Math.ceil(answer.length / MAX_JOINED_TEXT_CHARS), sizes.join());
   });
 });
