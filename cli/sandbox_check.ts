@@ -265,7 +265,8 @@ export async function runSandboxCheck(
     console.error(`scv sandbox check: cannot open the workspace: ${(e as Error).message}`);
     return 2;
   }
-  const sandbox = await openSandbox(config);
+  // A diagnosis runs the trial itself: what a start remembered may be a day old.
+  const sandbox = await openSandbox(config, { freshProbe: true });
   const report = sandbox.report(workspace);
   const base = { configured: config.sandbox, workspace, report, backend: sandbox.backend.name };
   if (!sandbox.active) {

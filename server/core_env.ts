@@ -73,3 +73,37 @@ export function scvPath(fallback: string = DEFAULT_PATH): string {
     return fallback;
   }
 }
+
+/**
+ * The executable `name` found on `path` (a `PATH` value), with its stat, looked up without
+ * spawning anything (a spawn blocks the event loop for milliseconds; a few synchronous stats cost
+ * microseconds), when scv may run it (`--allow-run`); `undefined` otherwise, or when it cannot be
+ * told (the lookup is not allowed, or the executable is elsewhere).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runnableOnPath } from "./core_env.ts";
+ * assert.equal(runnableOnPath("no-such-binary-here", "/usr/bin:/bin"), undefined);
+ * ```
+ */
+export function runnableOnPath(
+  name: string,
+  path: string,
+): { file: string; stat: Deno.FileInfo } | undefined {
+  for (const dir of path.split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const file = `${dir.replace(/\/+$/, "")}/${name}`;
+    try {
+      const stat = Deno.statSync(file);
+      if (!stat.isFile || ((stat.mode ?? 0) & 0o111) === 0) continue;
+      if (Deno.permissions.querySync({ name: "run", command: file }).state !== "granted") {
+        return undefined;
+      }
+      return { file, stat };
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}

@@ -9,7 +9,7 @@
 import type { Config } from "../config.ts";
 import { stateDir } from "../sessions/paths.ts";
 import { configSecrets, Redactor } from "../sessions/redact.ts";
-import { scvPath } from "../core_env.ts";
+import { runnableOnPath, scvPath } from "../core_env.ts";
 import { ShadowRepo } from "./repo.ts";
 import { type CheckpointSettings, SessionCheckpoints } from "./session_checkpoints.ts";
 
@@ -28,35 +28,13 @@ export function checkpointsDir(env: (name: string) => string | undefined): strin
 let gitProbe: Promise<string | undefined> | undefined;
 
 /**
- * Whether an executable `git` is on `path` that scv may run, looked up without spawning
- * anything: a spawn blocks the event loop for milliseconds, and this is asked as a process's
- * first session starts. False when it cannot be told (the lookup is not allowed, or git is
- * elsewhere).
- */
-function gitRunnable(path: string): boolean {
-  for (const dir of path.split(":")) {
-    if (!dir.startsWith("/")) continue;
-    const git = `${dir.replace(/\/+$/, "")}/git`;
-    try {
-      // Synchronous: a few stat calls cost microseconds; the first async one, milliseconds.
-      const st = Deno.statSync(git);
-      if (!st.isFile || ((st.mode ?? 0) & 0o111) === 0) continue;
-      return Deno.permissions.querySync({ name: "run", command: git }).state === "granted";
-    } catch {
-      continue;
-    }
-  }
-  return false;
-}
-
-/**
  * Why git cannot be run, or undefined when it can (asked once per process). An executable git
  * on PATH that scv may run is taken as it is; anything else is asked of `git --version`, whose
  * failure says why.
  */
 export function gitUnavailable(): Promise<string | undefined> {
   return gitProbe ??= (async () => {
-    if (gitRunnable(scvPath())) return undefined;
+    if (runnableOnPath("git", scvPath())) return undefined;
     try {
       const out = await new Deno.Command("git", {
         args: ["--version"],

@@ -19,7 +19,9 @@ import {
   type SandboxSettings,
   scvDirectories,
 } from "./policy.ts";
-import { probeOnce } from "./probe.ts";
+import { type ProbeMemory, probeOnce } from "./probe.ts";
+import { forget, PROBE_MEMORY_FILE } from "./probe_memory.ts";
+import { stateDir } from "../state_dir.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { cgroupCleanup, pidsLauncher } from "./limits.ts";
@@ -70,6 +72,11 @@ export interface Sandbox {
   warm(): void;
   /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
   limitsReport(): Promise<string>;
+  /**
+   * A sandboxed command failed with bwrap's own set-up error: a probe success remembered from an
+   * earlier process no longer holds, so it is forgotten and the next start probes again.
+   */
+  setupFailed(): void;
   /**
    * Connections scv's proxy refused for the call with proxy token `caller` (its
    * `spec.proxy.token`), and those of no call's since `at` (a `performance.now()` value).
@@ -159,6 +166,14 @@ export interface OpenSandboxOptions {
   env?: (name: string) => string | undefined;
   /** Whether to bound processes with a pids cgroup where one can be made (default true). */
   cgroups?: boolean;
+  /**
+   * The file where the probe's success is remembered across processes (probe.ts): by default
+   * the state directory's `sandbox-probe.json` for the bubblewrap backend, none for another
+   * one; `false`: none.
+   */
+  probeMemory?: string | false;
+  /** Run the probe whatever is remembered, and remember or forget what it finds. */
+  freshProbe?: boolean;
 }
 
 /**
@@ -172,7 +187,13 @@ export async function openSandbox(
   const backend = options.backend ?? bwrapBackend;
   const perms = options.perms ?? denoPermissions;
   const settings = sandboxSettings(config, options.env);
-  const probe = settings.mode === "off" ? undefined : await probeOnce(backend);
+  const state = stateDir(options.env ?? readEnv);
+  const file = options.probeMemory ??
+    (backend === bwrapBackend && state ? `${state}/${PROBE_MEMORY_FILE}` : false);
+  const memory: ProbeMemory | undefined = file === false
+    ? undefined
+    : { file, fresh: options.freshProbe === true };
+  const probe = settings.mode === "off" ? undefined : await probeOnce(backend, memory);
   const active = probe?.ok === true;
   const lookup = sandboxLookup(backend);
   const canRunDirect = () =>
@@ -339,6 +360,9 @@ export async function openSandbox(
           "PID namespace and tool_timeout_ms still end every process of a call";
       }
       return `${values}, through ${[via, group && "a pids cgroup"].filter(Boolean).join(" and ")}`;
+    },
+    setupFailed() {
+      if (probe?.ok && probe.remembered && memory) forget(memory.file);
     },
     warm() {
       if (!active || !settings.limits) return;

@@ -51,7 +51,8 @@ export interface SandboxSpec {
 
 /** The answer of a probe: whether the sandbox can start here, and if not, why and what to do. */
 export type ProbeResult =
-  | { ok: true; detail: string }
+  /** `remembered`: taken from an earlier process's success (probe_memory.ts), not run now. */
+  | { ok: true; detail: string; remembered?: true }
   | { ok: false; reason: string; fix: string };
 
 /** One platform's sandbox. */

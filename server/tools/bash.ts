@@ -344,6 +344,9 @@ async function run(
   }
   // A limit or a sandbox denial is explained in one last line, read from the whole output kept.
   const kept = spec && ending === undefined ? out.render().text : "";
+  // bwrap could not set up at all (its own "bwrap: " line, exit 1): a probe remembered from an
+  // earlier process no longer holds; the sandbox forgets it (probe_memory.ts).
+  if (spec && status.code === 1 && /^bwrap: /m.test(kept)) options.sandbox?.setupFailed();
   const limits = options.sandbox?.settings.limits;
   const hint = spec && ending === undefined && options.sandbox
     ? (limits

@@ -33,12 +33,23 @@ async function check(
       stdout: "piped",
       stderr: "piped",
     }).output();
-    const leftovers = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    // What the check left beside the workspace and its config (scv's state directory, where
+    // it remembers a working probe, is scv's own and named apart).
+    const leftovers = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n !== "state")
+      .sort();
+    const state = (() => {
+      try {
+        return [...Deno.readDirSync(`${dir}/state/scv`)].map((e) => e.name).sort();
+      } catch {
+        return [];
+      }
+    })();
     return {
       code: out.code,
       stdout: new TextDecoder().decode(out.stdout),
       stderr: new TextDecoder().decode(out.stderr),
       leftovers,
+      state,
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -64,8 +75,10 @@ sandboxTest("scv sandbox check passes every live check here and exits 0", async 
       `no passed check for ${line}:\n${r.stdout}`,
     );
   }
-  // The trial write outside left nothing beside the workspace.
+  // The trial write outside left nothing beside the workspace; the state directory holds only
+  // the remembered probe.
   assert.deepEqual(r.leftovers, ["c.jsonc", "ws"]);
+  assert.deepEqual(r.state, ["sandbox-probe.json"]);
 });
 
 sandboxTest(
