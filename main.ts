@@ -13,9 +13,24 @@
 
 import { SCV_VERSION } from "./protocol/constants.ts";
 import { parseExecArgs, parseServerArgs } from "./cli/fast_args.ts";
+import { type CommandName, freshDist } from "./cli/dist.ts";
 
-/** A command's module, by its path under `cli/`. */
-async function command<M>(name: string): Promise<M> {
+/**
+ * A command's module: from the build (`deno task build`, cli/dist.ts) while it is fresh, else
+ * from its source under `cli/`. A build missing one of its own files (removed by hand, or by a
+ * later build's pruning) is no build: the sources run.
+ */
+async function command<M>(name: CommandName): Promise<M> {
+  const dist = freshDist(new URL(".", import.meta.url));
+  if (dist) {
+    try {
+      return await import(new URL(`${name}/${name}.js`, dist).href) as M;
+    } catch (e) {
+      const missing = e instanceof TypeError && /Module not found/.test(e.message) &&
+        e.message.includes(dist.href);
+      if (!missing) throw e;
+    }
+  }
   const url = new URL(`./cli/${name}.ts`, import.meta.url);
   try {
     return await import(url.href) as M;

@@ -10,8 +10,11 @@ SCENARIO is one of
   server   `scv server`: spawn to `initialized`, and to `session.started`
 
 Each run starts every checkout once, in turn (a, b, c, a, b, c, ...), with `deno task exec`'s
-permission flags, a fresh HOME (so no recorded session or shadow repository carries over) and
-the user's Deno cache (DENO_DIR), after one warm-up run each. Wall time is taken around the
+permission flags, a fresh HOME (so no recorded session or shadow repository carries over; with
+KEEP_HOME=1 each checkout keeps one HOME across its runs instead, as a user's later starts do) and
+the user's Deno cache (DENO_DIR), after one warm-up run each. A checkout that has `deno task build`
+(cli/build_dist.ts) is built first, as the README tells its users to; BUILD=0 leaves each checkout
+as it is (without a build, main.ts runs the sources). Wall time is taken around the
 process; CPU time (user + system, microseconds) and peak RSS come from wait4(), not from
 /proc's 10 ms ticks and not from a polling wait. Prints the medians. The mock is
 ../shared/peer-bench/mock_openai.py (PEER_BENCH overrides where that is).
@@ -26,7 +29,7 @@ import sys
 import tempfile
 import time
 
-FLAGS = ["--no-prompt", "--v8-flags=--max-semi-space-size=2", "--allow-read", "--allow-write",
+FLAGS = ["--no-prompt", "--v8-flags=--max-semi-space-size=2,--optimize-for-size", "--allow-read", "--allow-write",
          "--allow-env", "--allow-net", "--allow-run=bash,bwrap,git"]
 PROMPTS = {"text": ["say tick"],
            "tool": ["--approval-policy", "never", "run echo hi in bash, then tell me what it printed"]}
@@ -87,6 +90,11 @@ def main():
     bench = os.environ.get("PEER_BENCH", os.path.join(here, "..", "..", "shared", "peer-bench"))
     deno_dir = os.environ.get("DENO_DIR") or json.loads(
         subprocess.check_output(["deno", "info", "--json"]))["denoDir"]
+    if os.environ.get("BUILD", "1") != "0":
+        for c in checkouts:
+            if os.path.exists(os.path.join(c, "cli", "build_dist.ts")):
+                subprocess.run(["deno", "task", "build"], cwd=c, check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port = free_port()
     mock = subprocess.Popen(["python3", os.path.join(bench, "mock_openai.py"), "--port", str(port),
                              "--scenario", "tool" if scenario == "tool" else "text", "--n", "2000",
@@ -102,9 +110,13 @@ def main():
         results = {c: [] for c in checkouts}
         for r in range(runs + 1):
             for c in checkouts:
-                home = os.path.join(root, "home")
-                shutil.rmtree(home, ignore_errors=True)
-                os.makedirs(home)
+                if os.environ.get("KEEP_HOME") == "1":
+                    home = os.path.join(root, "home-%d" % checkouts.index(c))
+                    os.makedirs(home, exist_ok=True)
+                else:
+                    home = os.path.join(root, "home")
+                    shutil.rmtree(home, ignore_errors=True)
+                    os.makedirs(home)
                 got = run_once(scenario, c, dict(base, HOME=home), work)
                 if r > 0:  # the first round is the warm-up
                     results[c].append(got)

@@ -5,6 +5,7 @@
 #   PEER_BENCH=../shared/peer-bench bash bench/peers.sh install   # npm-install the peers once
 #   PEER_BENCH=../shared/peer-bench bash bench/peers.sh           # measure (RUNS=5 by default)
 #   SCV_BEFORE=/path/to/older/checkout bash bench/peers.sh        # adds scv-before rows
+#   BUILD=0 bash bench/peers.sh                                   # scv from its sources, unbuilt
 #
 # What this changes against running run_peers.sh with SCV="deno run -A main.ts" by hand, and
 # why (docs/performance.md, "Why bench:exec and the peer benchmark disagreed"):
@@ -16,6 +17,8 @@
 #   not -A, and is run once before measuring, as bench/exec_bench.ts does.
 # - An optional second checkout (SCV_BEFORE) is added as its own agent, so before and after are
 #   measured in the same run, interleaved, under the same load.
+# - Each checkout that has `deno task build` (cli/build_dist.ts) is built first, as the README
+#   tells its users to; BUILD=0 leaves it as it is (without a build, main.ts runs the sources).
 # The shared files are copied to a temporary directory and never edited in place.
 set -euo pipefail
 
@@ -44,6 +47,9 @@ EOF
 launcher() { # checkout name
   local f
   f=$(flags "$1")
+  if [ "${BUILD:-1}" != 0 ] && [ -f "$1/cli/build_dist.ts" ]; then
+    (cd "$1" && deno task build >/dev/null 2>&1) || { echo "deno task build failed in $1" >&2; exit 1; }
+  fi
   printf '#!/usr/bin/env bash\nexec deno run %s %q "$@"\n' "$f" "$1/main.ts" >"$WORK/$2"
   chmod +x "$WORK/$2"
   # Warm-up: the first run of a checkout fills Deno's caches (as an install would have).

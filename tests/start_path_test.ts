@@ -5,42 +5,13 @@
  * run needs them. The check reads the graph `deno info` reports and finds what is put back.
  */
 import { assert, assertEquals } from "./support/assert.ts";
+import { staticGraph as denoGraph } from "./support/deno_graph.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-interface Info {
-  roots: string[];
-  modules: Array<{
-    specifier: string;
-    dependencies?: Array<{ specifier: string; code?: { specifier?: string }; isDynamic?: boolean }>;
-  }>;
-}
-
-/**
- * The modules `entry` loads through static value imports, by specifier; with `literalImports`,
- * through literal `import()`s too: what `deno run` reads and parses before any code runs.
- */
-async function staticGraph(entry: string, literalImports = false): Promise<Set<string>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--config", `${ROOT}/deno.json`, entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert(out.success, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as Info;
-  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const stack = [...info.roots];
-  while (stack.length > 0) {
-    const s = stack.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    for (const d of bySpecifier.get(s)?.dependencies ?? []) {
-      if ((literalImports || !d.isDynamic) && d.code?.specifier) stack.push(d.code.specifier);
-    }
-  }
-  return seen;
+/** What `deno run` reads of `entry` before it runs (tests/support/deno_graph.ts). */
+function staticGraph(entry: string, literalImports = false): Promise<Set<string>> {
+  return denoGraph(entry, `${ROOT}/deno.json`, literalImports);
 }
 
 /** What of `graph` is a `node:` module or zod. */
@@ -69,9 +40,10 @@ Deno.test("scv server answers initialize before loading any other request's hand
   }
 });
 
-Deno.test("deno run reads main.ts, its constants and the fast argument parser before it runs, no command", async () => {
+Deno.test("deno run reads main.ts, its constants, the fast argument parser and the build check before it runs, no command", async () => {
   const graph = await staticGraph(`${ROOT}/main.ts`, true);
   assertEquals([...graph].map((s) => s.replace(`file://${ROOT}/`, "")).sort(), [
+    "cli/dist.ts",
     "cli/fast_args.ts",
     "main.ts",
     "protocol/constants.ts",

@@ -10,7 +10,7 @@ import type { Config } from "../../server/config.ts";
 /** The permission flags of `deno task server` (kept in sync with deno.json by a test). */
 export const SERVER_FLAGS = [
   "--no-prompt",
-  "--v8-flags=--max-semi-space-size=2",
+  "--v8-flags=--max-semi-space-size=2,--optimize-for-size",
   "--allow-read",
   "--allow-write",
   "--allow-env",
