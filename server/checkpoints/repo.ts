@@ -64,6 +64,16 @@ async function eachLimited<T, R>(
   return out;
 }
 
+/** An index file's identity (inode, size, change time), or undefined when it cannot be read. */
+async function stampOf(path: string): Promise<string | undefined> {
+  try {
+    const st = await Deno.stat(path);
+    return `${st.ino}:${st.size}:${st.ctime?.getTime()}:${st.mtime?.getTime()}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * One workspace's shadow repository.
  *
@@ -91,6 +101,8 @@ export class ShadowRepo {
   /** The repository (`GIT_DIR`). */
   readonly gitDir: string;
   #ready: Promise<void> | undefined;
+  /** Each index's tree as this process last wrote it, with the index file's identity then. */
+  #written = new Map<string, { tree: string; stamp: string }>();
 
   /** A repository in `root` (made on first use) for the canonical `workspace`. */
   constructor(readonly root: string, readonly workspace: string) {
@@ -179,9 +191,20 @@ export class ShadowRepo {
           input: nulList(plan.add),
         });
       }
+      // An index nothing was staged into since this process wrote its tree (and that nobody
+      // replaced since: same inode, size and time) still has that tree: no write-tree for it.
+      const known = this.#written.get(indexFile);
+      const unstaged = untrack.length === 0 && plan.add.length === 0;
+      if (unstaged && known !== undefined && known.stamp === await stampOf(indexFile)) {
+        return { kind: "taken", tree: known.tree, oversized: plan.oversized };
+      }
+      this.#written.delete(indexFile);
       const tree = new TextDecoder().decode((await runGit(["write-tree"], call)).stdout).trim();
+      const stamp = await stampOf(indexFile);
+      if (stamp !== undefined) this.#written.set(indexFile, { tree, stamp });
       return { kind: "taken", tree, oversized: plan.oversized };
     } catch (e) {
+      this.#written.delete(indexFile);
       if (signal?.aborted) await Deno.remove(`${indexFile}.lock`).catch(() => {});
       throw e;
     }

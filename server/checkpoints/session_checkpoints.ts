@@ -97,6 +97,8 @@ export class SessionCheckpoints {
   #queue: Promise<unknown> = Promise.resolve();
   /** A snapshot that outlived its time bound, still filling the index. */
   #behind: Promise<void> | undefined;
+  /** A closing snapshot taken early ({@link callsEnded}), while no call of its turn ran since. */
+  #early: { turnId: string; stop: AbortController; done: Promise<string[]> } | undefined;
   #closed = new AbortController();
 
   /** The checkpoints of session `sid` in `repo`. */
@@ -276,7 +278,10 @@ export class SessionCheckpoints {
    * with the notices to show (a skipped snapshot, files left out).
    */
   beforeChange(turnId: string, signal?: AbortSignal): Promise<string[]> {
-    if (this.#tried.has(turnId)) return Promise.resolve([]);
+    // A closing snapshot taken early no longer closes the turn: stopped, and waited for, so that
+    // it never reads the files while this call changes them.
+    const early = this.#early?.turnId === turnId ? this.#dropEarly() : undefined;
+    if (this.#tried.has(turnId)) return early ? early.then(() => []) : Promise.resolve([]);
     this.#tried.add(turnId);
     return this.#serial(async () => {
       const list = await this.#load();
@@ -295,8 +300,39 @@ export class SessionCheckpoints {
     });
   }
 
+  /**
+   * The turn's calls have ended and its next request goes out: its closing snapshot starts now,
+   * beside the request, so the turn's end need not wait for it. {@link turnEnded} takes it when
+   * no call that may change files ({@link beforeChange}) came after it, and takes a new one
+   * otherwise. Only for a turn in which nothing else changes files (no hooks).
+   */
+  callsEnded(turnId: string): void {
+    if (!this.#tried.has(turnId) || this.#early !== undefined) return;
+    const stop = new AbortController();
+    const done = this.#serial(async () => {
+      const c = (await this.#load()).find((x) => x.id === turnId);
+      if (!c || c.before === undefined) return [];
+      return await this.#after(c, stop.signal);
+    });
+    done.catch(() => {}); // taken by turnEnded, or dropped
+    this.#early = { turnId, stop, done };
+  }
+
+  /** Stops the early closing snapshot; settles once it no longer runs. */
+  #dropEarly(): Promise<void> {
+    const early = this.#early!;
+    this.#early = undefined;
+    early.stop.abort();
+    return early.done.then(() => {}, () => {});
+  }
+
   /** When the turn ends: its "after" snapshot, when it took a "before" one. */
   turnEnded(turnId: string): Promise<string[]> {
+    const early = this.#early;
+    if (early?.turnId === turnId) {
+      this.#early = undefined;
+      return early.done;
+    }
     return this.#serial(async () => {
       const list = await this.#load();
       const c = list.find((x) => x.id === turnId);
@@ -305,8 +341,8 @@ export class SessionCheckpoints {
     });
   }
 
-  async #after(c: Checkpoint): Promise<string[]> {
-    const s = await this.#snapshot();
+  async #after(c: Checkpoint, signal?: AbortSignal): Promise<string[]> {
+    const s = await this.#snapshot(signal);
     if ("skipped" in s) return [`checkpoint at the end of the turn skipped: ${s.skipped}`];
     const files = (await this.#repo.changedPaths(c.before!, s.tree)).length;
     await this.#repo.updateRefs([{ ref: this.#ref(c.id, "after"), sha: s.tree }]);

@@ -55,6 +55,15 @@ export async function checkpointBeforeCall(
   await tell(turn, said, notices);
 }
 
+/**
+ * The turn's calls have ended and its next request is about to go out: the closing snapshot
+ * starts beside it (the model's answer changes no file), and is taken over by
+ * {@link checkpointTurnEnd} unless a call that may change files comes first.
+ */
+export function checkpointCallsEnded(turn: Turn): void {
+  turn.session.checkpoints?.callsEnded(turn.id);
+}
+
 /** The turn is about to end: its closing snapshot, when it took one before a change. */
 export async function checkpointTurnEnd(turn: Turn, notices?: boolean): Promise<void> {
   const cp = turn.session.checkpoints;

@@ -24,7 +24,11 @@ import { TurnFailure } from "./turn_failure.ts";
 import type { AgentDeps } from "./deps.ts";
 import { runToolCall } from "./tool_call.ts";
 import { promptForPolicy, withoutToolGuidance } from "./prompt.ts";
-import { checkpointTurnEnd, checkpointTurnStart } from "./checkpoint_hooks.ts";
+import {
+  checkpointCallsEnded,
+  checkpointTurnEnd,
+  checkpointTurnStart,
+} from "./checkpoint_hooks.ts";
 import { truncateText } from "../tools/output.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
 import { hooksOf, promptHooks, stopHooks, takeSessionStart } from "./hook_points.ts";
@@ -112,6 +116,9 @@ export async function runTurn(turn: Turn, deps: AgentDeps): Promise<TurnEnd> {
         turn.repairHistory();
         break;
       }
+      // A hook (Stop, PreToolUse, ...) may change files at any point: with hooks, the closing
+      // snapshot waits for the turn's end.
+      if (!hooks) checkpointCallsEnded(turn);
       await trim(turn, turn.start, deps);
     }
     if (turn.stopRequested !== undefined && deps.notices) {

@@ -104,6 +104,100 @@ Deno.test("a snapshot over its time limit is skipped with a notice and finishes 
   });
 });
 
+Deno.test("the closing snapshot started when the calls end is taken before the turn ends, and is the turn's", async () => {
+  await withDirs(async (ws, state) => {
+    const cp = session(ws, state);
+    await cp.turnStarted({ id: "t1", prompt: "t1", start: 0, compacted: 0 });
+    await cp.beforeChange("t1");
+    await Deno.writeTextFile(`${ws}/a`, "by the call");
+    cp.callsEnded("t1");
+    // find() waits for what was queued before it: the early snapshot is in, the turn not ended.
+    const early = await cp.find("t1");
+    assert(early?.after !== undefined, "the after snapshot is taken once the calls ended");
+    assertEquals(early.files, 1);
+    assertEquals(await cp.turnEnded("t1"), []);
+    assertEquals((await cp.find("t1"))?.after, early.after);
+    assertEquals(await cp.rewindFiles("t1"), { restored: [], removed: ["a"] });
+  });
+});
+
+Deno.test("a call that may change files after the early closing snapshot voids it: the turn's end takes its own", async () => {
+  await withDirs(async (ws, state) => {
+    for (let i = 0; i < 3; i++) await Deno.writeTextFile(`${ws}/f${i}`, `${i}`);
+    const cp = session(ws, state);
+    await cp.turnStarted({ id: "t1", prompt: "t1", start: 0, compacted: 0 });
+    await cp.beforeChange("t1");
+    await Deno.writeTextFile(`${ws}/a`, "first call");
+    cp.callsEnded("t1");
+    assertEquals((await cp.find("t1"))?.files, 1, "the early snapshot is in");
+    assertEquals(await cp.beforeChange("t1"), []);
+    await Deno.writeTextFile(`${ws}/b`, "second call");
+    await Deno.writeTextFile(`${ws}/f0`, "changed");
+    assertEquals(await cp.turnEnded("t1"), []);
+    assertEquals((await cp.find("t1"))?.files, 3);
+    assertEquals(await cp.rewindFiles("t1"), { restored: ["f0"], removed: ["a", "b"] });
+    assertEquals(await Deno.readTextFile(`${ws}/f0`), "0");
+    // A read-only step (no beforeChange) between two ends of calls keeps the early snapshot.
+    await cp.turnStarted({ id: "t2", prompt: "t2", start: 0, compacted: 0 });
+    await cp.beforeChange("t2");
+    await Deno.writeTextFile(`${ws}/c`, "t2");
+    cp.callsEnded("t2");
+    const first = (await cp.find("t2"))?.after;
+    cp.callsEnded("t2");
+    assertEquals(await cp.turnEnded("t2"), []);
+    assertEquals((await cp.find("t2"))?.after, first);
+  });
+});
+
+Deno.test("a snapshot with nothing staged since this process wrote the index's tree runs no write-tree, unless the index was replaced", async () => {
+  await withDirs(async (ws, state) => {
+    const real = (Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/git`).find((p) => {
+      try {
+        return Deno.statSync(p).isFile;
+      } catch {
+        return false;
+      }
+    });
+    assert(real !== undefined, "git on PATH");
+    const bin = `${state}/bin`;
+    await Deno.mkdir(bin);
+    // A git that logs its subcommands, so the test sees which ran.
+    await Deno.writeTextFile(
+      `${bin}/git`,
+      `#!/bin/sh\nfor a; do case "$a" in -*|*=*) ;; *) echo "$a" >> "${state}/calls"; break;; esac; done\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const path = Deno.env.get("PATH")!;
+    Deno.env.set("PATH", `${bin}:${path}`);
+    const calls = async () => {
+      const text = await Deno.readTextFile(`${state}/calls`).catch(() => "");
+      await Deno.remove(`${state}/calls`).catch(() => {});
+      return text.split("\n").filter((l) => l !== "" && l !== "core.hooksPath=/dev/null");
+    };
+    try {
+      await Deno.writeTextFile(`${ws}/a`, "one");
+      const repo = new ShadowRepo(`${state}/repo`, ws);
+      const index = `${state}/index`;
+      const first = await repo.snapshot(index, LIMITS);
+      assert((await calls()).includes("write-tree"));
+      const same = await repo.snapshot(index, LIMITS);
+      assertEquals(same, first);
+      assertEquals((await calls()).includes("write-tree"), false, "nothing staged: no write-tree");
+      await Deno.writeTextFile(`${ws}/a`, "two");
+      const changed = await repo.snapshot(index, LIMITS);
+      assert(changed.kind === "taken" && first.kind === "taken" && changed.tree !== first.tree);
+      assert((await calls()).includes("write-tree"));
+      // An index replaced by someone else (a copy: another inode) gets its own write-tree.
+      await Deno.copyFile(index, `${index}.copy`);
+      await Deno.rename(`${index}.copy`, index);
+      assertEquals(await repo.snapshot(index, LIMITS), changed);
+      assert((await calls()).includes("write-tree"), "a replaced index is asked again");
+    } finally {
+      Deno.env.set("PATH", path);
+    }
+  });
+});
+
 Deno.test("a session keeps at most MAX_CHECKPOINTS checkpoints, forgetting the oldest and their refs", async () => {
   await withDirs(async (ws, state) => {
     const sid = crypto.randomUUID();

@@ -524,3 +524,28 @@ Deno.test("session.started lists the hooks without their commands", async () => 
     return Promise.resolve();
   });
 });
+
+Deno.test("a Stop hook's file change is in the turn's closing snapshot: with hooks it waits for the end", async () => {
+  await withHooks(async (dir) => ({
+    Stop: [{
+      hooks: [
+        cmd(
+          await script(
+            dir,
+            "stop.sh",
+            `cat >/dev/null; echo formatted > "$CLAUDE_PROJECT_DIR/by-hook.txt"`,
+          ),
+        ),
+      ],
+    }],
+  }), async ({ server, sessionId, cwd, turn }) => {
+    const { done } = await turn("run echo made > by-call.txt");
+    assertEquals(done.type, "turn.completed");
+    assertEquals(await Deno.readTextFile(`${cwd}/by-hook.txt`), "formatted\n");
+    const request_id = "list-1";
+    await server.send({ type: "session.checkpoints", session_id: sessionId, request_id });
+    const list = await server.next((e) => e.request_id === request_id);
+    // by-call.txt and by-hook.txt: the snapshot came after the Stop hook ran.
+    assertEquals(list.turns.map((t: { files_changed: number }) => t.files_changed), [2]);
+  });
+});
