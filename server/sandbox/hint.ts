@@ -90,6 +90,16 @@ export function denialHint(
       return "[sandbox: .git/hooks and .git/config are read-only inside the sandbox, so a " +
         'command cannot plant a hook that later runs outside it; "sandbox": "off" lifts this]';
     }
+    // Named absolutely, or as dist/ relative to a workspace that is scv's own checkout.
+    const build = spec.readOnly.find((r) =>
+      r.endsWith("/dist") &&
+      (output.includes(`${r}/`) || (r === `${spec.workspace}/dist` && /\bdist\//.test(output)))
+    );
+    if (build !== undefined) {
+      return "[sandbox: scv's own build (its dist/ directory) is read-only inside the sandbox, " +
+        'so a command cannot plant code that scv\'s next start would run; "sandbox": "off" ' +
+        "lifts this]";
+    }
     if (spec.mode === "read-only") {
       return '[sandbox: the file system is read-only for commands ("sandbox": "read-only", or ' +
         'scv may not write the workspace); "sandbox": "workspace-write" lets them write it]';

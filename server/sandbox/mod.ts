@@ -17,6 +17,7 @@ import {
   type LookupUnreadable,
   type PermissionView,
   type SandboxSettings,
+  scvBuildDir,
   scvDirectories,
 } from "./policy.ts";
 import { type ProbeMemory, probeOnce } from "./probe.ts";
@@ -113,6 +114,7 @@ export function sandboxSettings(
     writableRoots: config.sandbox_writable_roots.flatMap((p) => expandHome(p, home) ?? []),
     denyRead: config.sandbox_deny_read.flatMap((p) => expandHome(p, home) ?? []),
     scvDirs: scvDirectories(env),
+    scvBuild: scvBuildDir(),
     readableRoots: config.sandbox_readable_roots.flatMap((p) => expandHome(p, home) ?? []),
     home: home?.startsWith("/") ? home : undefined,
     limits: config.sandbox_limits,

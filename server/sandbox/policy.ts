@@ -23,6 +23,11 @@ export interface SandboxSettings {
   denyRead: readonly string[];
   /** scv's config and state directories: always hidden. */
   scvDirs: readonly string[];
+  /**
+   * The directory of scv's own build (`dist/` of the checkout scv runs from, see cli/dist.ts),
+   * which the next start would run: read-only to commands where a writable directory holds it.
+   */
+  scvBuild?: string | undefined;
   /** `sandbox_readable_roots` with `~` expanded: readable under a scoped `--allow-read`. */
   readableRoots?: readonly string[];
   /** `HOME`, to bind when scv may read it under a scoped `--allow-read`. */
@@ -107,6 +112,29 @@ export function scvDirectories(env: (name: string) => string | undefined): strin
     else if (home?.startsWith("/")) dirs.push(path.join(home, fallback!, "scv"));
   }
   return dirs;
+}
+
+/**
+ * The build directory of the scv checkout that `mainModule` (its `main.ts`) starts: `dist/`
+ * beside it, when that is a checkout with `deno task build` (cli/build_dist.ts); undefined
+ * otherwise (a compiled binary, a module from a registry).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { scvBuildDir } from "./policy.ts";
+ * assert.equal(scvBuildDir("https://jsr.io/@scv/scv/0.3.0/main.ts"), undefined);
+ * ```
+ */
+export function scvBuildDir(mainModule: string = Deno.mainModule): string | undefined {
+  if (!mainModule.startsWith("file:")) return undefined;
+  const root = path.dirname(decodeURIComponent(new URL(mainModule).pathname));
+  try {
+    if (!Deno.statSync(path.join(root, "cli", "build_dist.ts")).isFile) return undefined;
+  } catch {
+    return undefined;
+  }
+  return path.join(root, "dist");
 }
 
 /** The physical path of `p`, or undefined when nothing is there (or it cannot be seen). */
@@ -210,6 +238,17 @@ export async function buildSpec(
       const r = await real(path.join(git, name));
       if (r !== undefined && writable.some((w) => within(w, r))) readOnly.push(r);
     }
+  }
+  // scv's own build runs at scv's next start, outside any sandbox: like a git hook, a command
+  // may not plant one (a missing dist/ is made first, empty, which is no build).
+  const build = settings.scvBuild;
+  const buildParent = build === undefined ? undefined : await real(path.dirname(build));
+  if (
+    build !== undefined && buildParent !== undefined && writable.some((w) => within(w, buildParent))
+  ) {
+    await Deno.mkdir(build).catch(() => {});
+    const r = await real(build);
+    if (r !== undefined && writable.some((w) => within(w, r))) readOnly.push(r);
   }
   const found: HiddenPath[] = [];
   const unreadable: string[] = [];

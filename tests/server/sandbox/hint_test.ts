@@ -22,6 +22,16 @@ Deno.test("a write to .git/hooks names the git rule", () => {
   assert.match(h!, /\.git\/hooks and \.git\/config are read-only/);
 });
 
+Deno.test("a write to scv's own dist/ names that rule, and only where that dist/ is read-only", () => {
+  const own = { ...spec, readOnly: [...spec.readOnly, "/w/dist"] };
+  const relative = "bash: dist/b1/server/server.js: Read-only file system";
+  assert.match(denialHint(relative, own, ctx)!, /scv's own build \(its dist\/ directory\)/);
+  const absolute = "cp: cannot create regular file '/w/dist/x.js': Read-only file system";
+  assert.match(denialHint(absolute, own, ctx)!, /scv's own build/);
+  // A workspace whose dist/ is its own (not scv's) is the ordinary rule.
+  assert.doesNotMatch(denialHint(relative, spec, ctx) ?? "", /scv's own build/);
+});
+
 Deno.test("a read-only sandbox names the sandbox key and workspace-write", () => {
   const h = denialHint("Read-only file system", { ...spec, mode: "read-only" }, ctx);
   assert.match(h!, /"sandbox": "workspace-write"/);

@@ -5,6 +5,7 @@ import {
   helperSpec,
   type PermissionView,
   type SandboxSettings,
+  scvBuildDir,
   scvDirectories,
   SYSTEM_READ_DIRS,
 } from "../../../server/sandbox/policy.ts";
@@ -55,6 +56,40 @@ Deno.test(".git/hooks and .git/config of the workspace are read-only, a missing 
     const spec = await buildSpec(settings(), ws, all, noLookup);
     assert.deepEqual(spec.readOnly, [`${ws}/.git/hooks`, `${ws}/.git/config`]);
     assert.ok((await Deno.stat(`${ws}/.git/hooks`)).isDirectory);
+  });
+});
+
+Deno.test("scv's own dist/ inside the workspace is read-only, a missing one made first; one outside is left alone", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/ws/scv`, { recursive: true });
+    const inside = await buildSpec(
+      settings({ scvBuild: `${dir}/ws/scv/dist` }),
+      `${dir}/ws`,
+      all,
+      noLookup,
+    );
+    assert.deepEqual(inside.readOnly, [`${dir}/ws/scv/dist`]);
+    assert.ok((await Deno.stat(`${dir}/ws/scv/dist`)).isDirectory);
+    await Deno.mkdir(`${dir}/elsewhere`);
+    const outside = await buildSpec(
+      settings({ scvBuild: `${dir}/elsewhere/dist` }),
+      `${dir}/ws`,
+      all,
+      noLookup,
+    );
+    assert.deepEqual(outside.readOnly, []);
+    assert.equal(await Deno.stat(`${dir}/elsewhere/dist`).then(() => true, () => false), false);
+  });
+});
+
+Deno.test("scv's build directory is dist/ beside a main.ts whose checkout has cli/build_dist.ts, and none elsewhere", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/a b/cli`, { recursive: true });
+    const main = new URL(`file://${encodeURI(`${dir}/a b`)}/main.ts`).href;
+    assert.equal(scvBuildDir(main), undefined);
+    await Deno.writeTextFile(`${dir}/a b/cli/build_dist.ts`, "");
+    assert.equal(scvBuildDir(main), `${dir}/a b/dist`);
+    assert.equal(scvBuildDir("https://jsr.io/@scv/scv/0.3.0/main.ts"), undefined);
   });
 });
 

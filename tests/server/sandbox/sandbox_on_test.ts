@@ -65,6 +65,30 @@ sandboxTest("a sandboxed command cannot plant a git hook in .git/hooks", async (
   }
 });
 
+sandboxTest(
+  "a sandboxed command cannot plant code in the dist/ of the scv checkout it runs in",
+  async () => {
+    // The workspace is the checkout the server runs from: its dist/ is what the next start runs.
+    const checkout = decodeURIComponent(new URL("../../../", import.meta.url).pathname)
+      .replace(/\/$/, "");
+    const planted = `${checkout}/dist/planted-${crypto.randomUUID().slice(0, 8)}.js`;
+    try {
+      await withBashServer(
+        `echo 'console.log("owned")' > ${planted.slice(checkout.length + 1)}`,
+        { workspace: checkout },
+        async ({ completed }) => {
+          assert.equal(completed.success, false);
+          assert.match(completed.output, /Read-only file system/);
+          assert.match(completed.output, /\[sandbox: scv's own build \(its dist\/ directory\)/);
+          assert.equal(await exists(planted), false);
+        },
+      );
+    } finally {
+      await Deno.remove(planted).catch(() => {});
+    }
+  },
+);
+
 sandboxTest("a sandboxed command cannot read a file under a hidden path", async () => {
   const home = await hostDir("scv-sbx-home-");
   try {
