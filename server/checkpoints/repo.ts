@@ -64,7 +64,7 @@ async function eachLimited<T, R>(
   return out;
 }
 
-/** An index file's identity (inode, size, change time), or undefined when it cannot be read. */
+/** An index file's identity (inode, size, change and modification times), or undefined when unreadable. */
 async function stampOf(path: string): Promise<string | undefined> {
   try {
     const st = await Deno.stat(path);
