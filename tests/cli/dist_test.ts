@@ -286,11 +286,18 @@ Deno.test("main.ts runs a command from the fresh build, and from the sources onc
 });
 
 Deno.test("a build is not made again from the same sources, and an older one stays while a process runs it", async () => {
-  await withBuiltCopy(async (root, first) => {
+  await withBuiltCopy(async (root, built) => {
+    let first = built;
     // The manifest lists the sources, the commands' entries among them.
     const manifest = JSON.parse(await Deno.readTextFile(`${root}/dist/manifest.json`));
     for (const name of COMMANDS) assert.ok(manifest.sources[`cli/${name}.ts`], name);
     assert.equal(await build(root), first, "unchanged sources: the same build");
+    // The build script is one of them: what it makes follows it.
+    const script = `${root}/cli/build_dist.ts`;
+    await Deno.utime(script, new Date(), new Date(Date.now() + 1_000));
+    const rebuilt = await build(root);
+    assert.notEqual(rebuilt, first, "a changed build script makes a new build");
+    first = rebuilt;
 
     // A server started from the first build, then a change and a new build.
     const server = serverOf(root);
