@@ -74,6 +74,51 @@ async function stampOf(path: string): Promise<string | undefined> {
   }
 }
 
+/** A ref name that is a plain path under `refs/` (each part a simple name), as scv makes them. */
+const PLAIN_REF = /^refs(\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+$/;
+
+/**
+ * Writes `ref` (pointing at `sha`) as git's files backend does: `<ref>.lock` created
+ * exclusively (another writer's lock makes this fail, as it makes git fail), the id written,
+ * the lock renamed over the ref. A ref made this way overrides a packed one of the same name,
+ * and the shadow repository keeps no reflog (a bare repository's default). Resolves false,
+ * having changed nothing, when it cannot (a reftable repository, a name it does not take,
+ * a lock held, a directory git just pruned): the caller then asks git.
+ */
+export async function writeLooseRef(gitDir: string, ref: string, sha: string): Promise<boolean> {
+  if (!PLAIN_REF.test(ref) || ref.includes("..") || ref.endsWith(".lock")) return false;
+  if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(sha)) return false;
+  try {
+    // A reftable repository (git 3's default) keeps no loose refs.
+    await Deno.lstat(`${gitDir}/reftable`);
+    return false;
+  } catch {
+    // the files backend
+  }
+  const path = `${gitDir}/${ref}`;
+  const lock = `${path}.lock`;
+  let file: Deno.FsFile | undefined;
+  try {
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    file = await Deno.open(lock, { createNew: true, write: true, mode: 0o644 });
+  } catch {
+    file?.close();
+    return false;
+  }
+  try {
+    const line = new TextEncoder().encode(`${sha}\n`);
+    if (await file.write(line) !== line.length) throw new Error("a short write");
+    file.close();
+    file = undefined;
+    await Deno.rename(lock, path);
+    return true;
+  } catch {
+    file?.close();
+    await Deno.remove(lock).catch(() => {});
+    return false;
+  }
+}
+
 /**
  * One workspace's shadow repository.
  *
@@ -297,9 +342,18 @@ export class ShadowRepo {
     return plan;
   }
 
-  /** Points refs at objects (`sha`) or deletes them (`null`), in one transaction. */
+  /**
+   * Points refs at objects (`sha`) or deletes them (`null`), in one transaction. One ref pointed
+   * at an object is written as git's files backend writes it, without a git process (one on
+   * every turn's path, twice): see {@link writeLooseRef}.
+   */
   async updateRefs(updates: readonly { ref: string; sha: string | null }[]): Promise<void> {
     if (updates.length === 0) return;
+    const [only] = updates;
+    if (
+      updates.length === 1 && only?.sha != null &&
+      await writeLooseRef(this.gitDir, only.ref, only.sha)
+    ) return;
     const input = updates.map((u) =>
       u.sha === null ? `delete ${u.ref}\n` : `update ${u.ref} ${u.sha}\n`
     ).join("");

@@ -43,6 +43,9 @@ export interface CheckpointSettings extends SnapshotLimits {
   redact?: (line: string) => string;
 }
 
+/** A snapshot taken within its time bound, or the reason it was skipped. */
+type Snapshotted = { tree: string; oversized: string[] } | { skipped: string };
+
 /** One checkpoint as `session.checkpoints` lists it. */
 export interface ListedCheckpoint {
   turn_id: string;
@@ -99,6 +102,8 @@ export class SessionCheckpoints {
   #behind: Promise<void> | undefined;
   /** A closing snapshot taken early ({@link callsEnded}), while no call of its turn ran since. */
   #early: { turnId: string; stop: AbortController; done: Promise<string[]> } | undefined;
+  /** A "before" snapshot started ahead of its call ({@link beforeAhead}), not yet taken. */
+  #ahead: { turnId: string; stop: AbortController; done: Promise<Snapshotted> } | undefined;
   #closed = new AbortController();
 
   /** The checkpoints of session `sid` in `repo`. */
@@ -191,9 +196,7 @@ export class SessionCheckpoints {
   }
 
   /** A snapshot within the time bound, or the reason it was skipped. */
-  async #snapshot(signal?: AbortSignal): Promise<
-    { tree: string; oversized: string[] } | { skipped: string }
-  > {
+  async #snapshot(signal?: AbortSignal): Promise<Snapshotted> {
     const timeoutMs = this.#settings.timeoutMs ?? SNAPSHOT_TIMEOUT_MS;
     const late = `the snapshot took longer than ${timeoutMs / 1000} s`;
     const deadline = new Promise<"late">((resolve) => {
@@ -274,20 +277,52 @@ export class SessionCheckpoints {
   }
 
   /**
-   * Before a call that may change files: the turn's "before" snapshot, once per turn. Resolves
-   * with the notices to show (a skipped snapshot, files left out).
+   * A call that may change files was proposed, and nothing but the call itself will run before
+   * it (no hook): the turn's "before" snapshot starts now, while the call is made ready (its
+   * tool loaded, its command parsed, its rules asked), instead of after. Only
+   * {@link beforeChange} with `ahead` takes it; any other call of the turn drops it.
+   * Nothing is recorded until then. A no-op once the turn tried its "before" snapshot.
    */
-  beforeChange(turnId: string, signal?: AbortSignal): Promise<string[]> {
+  beforeAhead(turnId: string, signal?: AbortSignal): void {
+    if (this.#tried.has(turnId) || this.#ahead !== undefined) return;
+    const stop = new AbortController();
+    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const done = this.#serial(() => this.#snapshot(both));
+    done.catch(() => {}); // taken by beforeChange, or dropped
+    this.#ahead = { turnId, stop, done };
+  }
+
+  /** Stops the "before" snapshot started ahead, unless it was taken; settles once it stopped. */
+  dropAhead(turnId: string): Promise<void> {
+    const ahead = this.#ahead;
+    if (ahead?.turnId !== turnId) return Promise.resolve();
+    this.#ahead = undefined;
+    ahead.stop.abort();
+    return ahead.done.then(() => {}, () => {});
+  }
+
+  /**
+   * Before a call that may change files: the turn's "before" snapshot, once per turn. Resolves
+   * with the notices to show (a skipped snapshot, files left out). With `ahead`, the snapshot
+   * {@link beforeAhead} started for this call is the one taken; a stale one (the user was asked,
+   * and time passed) is dropped and a new one taken.
+   */
+  beforeChange(turnId: string, signal?: AbortSignal, ahead = false): Promise<string[]> {
     // A closing snapshot taken early no longer closes the turn: stopped, and waited for, so that
     // it never reads the files while this call changes them.
     const early = this.#early?.turnId === turnId ? this.#dropEarly() : undefined;
-    if (this.#tried.has(turnId)) return early ? early.then(() => []) : Promise.resolve([]);
+    const started = ahead && this.#ahead?.turnId === turnId ? this.#ahead : undefined;
+    if (started) this.#ahead = undefined;
+    const dropped = started ? undefined : this.dropAhead(turnId);
+    if (this.#tried.has(turnId)) {
+      return Promise.all([early, dropped]).then(() => []);
+    }
     this.#tried.add(turnId);
     return this.#serial(async () => {
       const list = await this.#load();
       const c = list.find((x) => x.id === turnId);
       if (!c) return [];
-      const s = await this.#snapshot(signal);
+      const s = started ? await started.done : await this.#snapshot(signal);
       if ("skipped" in s) {
         c.skipped = s.skipped;
         await this.#append([{ t: "skip", id: turnId, reason: s.skipped }]);
@@ -328,6 +363,7 @@ export class SessionCheckpoints {
 
   /** When the turn ends: its "after" snapshot, when it took a "before" one. */
   turnEnded(turnId: string): Promise<string[]> {
+    void this.dropAhead(turnId); // its call never ran
     const early = this.#early;
     if (early?.turnId === turnId) {
       this.#early = undefined;

@@ -33,7 +33,23 @@ export async function checkpointTurnStart(turn: Turn, notices?: boolean): Promis
 }
 
 /**
- * A call of `risk` is about to run: the turn's first such call snapshots the workspace first.
+ * A call that may change files was proposed and nothing else runs before it (no hook): the
+ * turn's first such call starts its snapshot now, beside the call's preparation;
+ * {@link checkpointBeforeCall} with `ahead` takes it, and {@link checkpointDropAhead} stops it
+ * when the call does not run.
+ */
+export function checkpointAhead(turn: Turn, signal: AbortSignal): void {
+  turn.session.checkpoints?.beforeAhead(turn.id, signal);
+}
+
+/** The call {@link checkpointAhead} was started for did not run (or ran): its snapshot stops. */
+export function checkpointDropAhead(turn: Turn): Promise<void> {
+  return turn.session.checkpoints?.dropAhead(turn.id) ?? Promise.resolve();
+}
+
+/**
+ * A call of `risk` is about to run: the turn's first such call snapshots the workspace first
+ * (`ahead`: takes the snapshot {@link checkpointAhead} started for this call).
  * Rejects only when `signal` aborts (the turn is being cancelled).
  */
 export async function checkpointBeforeCall(
@@ -41,13 +57,14 @@ export async function checkpointBeforeCall(
   risk: Risk,
   signal: AbortSignal,
   notices?: boolean,
+  ahead = false,
 ): Promise<void> {
   const cp = turn.session.checkpoints;
   // A network call (web_fetch) changes no file either.
   if (!cp || risk === "read" || risk === "network") return;
   let said: string[];
   try {
-    said = await cp.beforeChange(turn.id, signal);
+    said = await cp.beforeChange(turn.id, signal, ahead);
   } catch (e) {
     signal.throwIfAborted();
     said = [`checkpoint skipped: ${errorText(e)}`];

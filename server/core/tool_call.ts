@@ -18,7 +18,7 @@ import type { AgentDeps } from "./deps.ts";
 import { type ApprovalRequest, needsApproval } from "./approvals.ts";
 import { changePreview, jsonBytes } from "./approval_preview.ts";
 import { runTool } from "./run_tool.ts";
-import { checkpointBeforeCall } from "./checkpoint_hooks.ts";
+import { checkpointAhead, checkpointBeforeCall, checkpointDropAhead } from "./checkpoint_hooks.ts";
 import { hooksOf, postToolHooks, preToolHooks } from "./hook_points.ts";
 import { decideCall } from "../hooks/decision.ts";
 import type { HookOutcome } from "../hooks/outcome.ts";
@@ -161,6 +161,11 @@ function deniedByRule(view: RuleView): string {
     `Do not retry it; choose another approach or ask the user.`;
 }
 
+/** What running a call needs of the turn's dependencies. */
+type CallDeps =
+  & Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices">
+  & { provider?: AgentDeps["provider"] };
+
 /**
  * Runs one tool call and returns the bounded result that `tool.completed` reported (and the model
  * will see). Rejects only when the turn is cancelled before the call started, or the output is
@@ -169,9 +174,30 @@ function deniedByRule(view: RuleView): string {
 export async function runToolCall(
   turn: Turn,
   call: ChatToolCall,
-  deps: Pick<AgentDeps, "config" | "tools" | "approvals" | "signal" | "secretEnv" | "notices"> & {
-    provider?: AgentDeps["provider"];
-  },
+  deps: CallDeps,
+): Promise<ToolResult> {
+  const { config, signal } = deps;
+  const found = deps.tools.get(call.function.name);
+  // A call that may change files, before which nothing else runs that could (no hook): the
+  // turn's "before" snapshot (git, in other processes) starts now, beside the tool's loading,
+  // the command's parsing and the rules, instead of after them.
+  const ahead = found !== undefined && !found.readOnly && config.approval_policy !== "plan" &&
+    hooksOf(config) === undefined;
+  if (ahead) checkpointAhead(turn, signal);
+  try {
+    return await prepareAndRun(turn, call, deps, found, ahead);
+  } finally {
+    if (ahead) await checkpointDropAhead(turn);
+  }
+}
+
+/** {@link runToolCall} once the tool is looked up (`ahead`: its snapshot started). */
+async function prepareAndRun(
+  turn: Turn,
+  call: ChatToolCall,
+  deps: CallDeps,
+  found: AnyTool | undefined,
+  ahead: boolean,
 ): Promise<ToolResult> {
   const { config, signal } = deps;
   const name = call.function.name;
@@ -181,7 +207,6 @@ export async function runToolCall(
   const shown = boundedArguments(call.function.arguments, argumentsOf.parsed, budget);
   // A built-in's code loads with its first call (server/tools/lazy.ts); before tool.proposed,
   // so that a face's view of the call (ACP's title) finds the tool loaded.
-  const found = deps.tools.get(name);
   const unloadable = await found?.load?.().then(
     () => undefined,
     (e) => `Tool ${name} failed to load: ${errorText(e)}`,
@@ -273,7 +298,8 @@ export async function runToolCall(
   const grew = await riskGrew(ready, cwd);
   if (grew !== undefined) return await complete(failed(grew));
   // The workspace as it was before the turn's first call that may change it.
-  await checkpointBeforeCall(turn, risk, signal, deps.notices);
+  // Asked: time passed, and the snapshot started ahead may be older than what the user left.
+  await checkpointBeforeCall(turn, risk, signal, deps.notices, ahead && decision !== "ask");
   // Cancelled between approval and start: nothing ran, so no completion either.
   await turn.emit(
     "tool.started",

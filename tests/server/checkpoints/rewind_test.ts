@@ -141,6 +141,53 @@ Deno.test("rewinding files undoes write_file, edit_file and bash, leaving .git a
   });
 });
 
+Deno.test("a call the user was asked about snapshots the workspace as it is once approved: an edit made while asked survives the rewind", async () => {
+  const script = [
+    toolCalls([{ id: "b", name: "bash", arguments: { command: "echo by-the-call > f.txt" } }]),
+    text("done"),
+  ];
+  await withRecording(script, async ({ mock, state, cwd }) => {
+    await Deno.writeTextFile(`${cwd}/f.txt`, "as the turn found it\n");
+    await withServer(state, mock.baseUrl, async (server) => {
+      const id = (await startSession(server, cwd)).session_id;
+      const t = await server.startTurn(id, "change f.txt");
+      const asked = await server.nextOf("approval.requested");
+      // The snapshot started beside the call's preparation has staged f.txt by now (its index
+      // exists), and has surely ended a moment later: the edit below comes after it.
+      await untilIndexOf(`${state.home}/scv/checkpoints`, id);
+      await new Promise((r) => setTimeout(r, 300));
+      // The user edits the file while the approval is open, then approves.
+      await Deno.writeTextFile(`${cwd}/f.txt`, "edited while asked\n");
+      await server.send({
+        type: "approval.resolve",
+        request_id: "ok",
+        session_id: id,
+        approval_id: asked.approval_id,
+        approved: true,
+      });
+      assertEquals((await server.terminal(t.turn_id)).type, "turn.completed");
+      assertEquals(await Deno.readTextFile(`${cwd}/f.txt`), "by-the-call\n");
+      const rewound = await rewind(server, id, t.turn_id, { files: true, conversation: false });
+      assertEquals(rewound.type, "session.rewound");
+      assertEquals(await Deno.readTextFile(`${cwd}/f.txt`), "edited while asked\n");
+    }, { config: { approval_policy: "on-risk", sandbox: "off" } });
+  });
+});
+
+/** Waits (10 s at most) until a shadow repository under `dir` has session `sid`'s index. */
+async function untilIndexOf(dir: string, sid: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const repos = await Array.fromAsync(Deno.readDir(dir)).catch(() => []);
+    for (const repo of repos) {
+      if (await Deno.lstat(`${dir}/${repo.name}/index/${sid}`).then(() => true, () => false)) {
+        return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no index of session ${sid} under ${dir}`);
+}
+
 async function assertRejectsNotFound(path: string): Promise<void> {
   try {
     await Deno.lstat(path);

@@ -149,32 +149,88 @@ Deno.test("a call that may change files after the early closing snapshot voids i
   });
 });
 
+Deno.test("the before snapshot started ahead of its call is the one taken; one not taken is dropped and records nothing", async () => {
+  await withDirs(async (ws, state) => {
+    await Deno.writeTextFile(`${ws}/f`, "as the turn found it");
+    const cp = session(ws, state);
+    await cp.turnStarted({ id: "t1", prompt: "t1", start: 0, compacted: 0 });
+    cp.beforeAhead("t1");
+    // find() runs after what was queued before it: the snapshot started ahead has been taken.
+    await cp.find("t1");
+    // A change after the snapshot began (a call runs only after beforeChange, so this stands
+    // for time passing) is not in it when the call takes it...
+    await Deno.writeTextFile(`${ws}/f`, "while the call was made ready");
+    assertEquals(await cp.beforeChange("t1", undefined, true), []);
+    await Deno.writeTextFile(`${ws}/f`, "by the call");
+    assertEquals(await cp.turnEnded("t1"), []);
+    assertEquals(await cp.rewindFiles("t1"), { restored: ["f"], removed: [] });
+    assertEquals(await Deno.readTextFile(`${ws}/f`), "as the turn found it");
+
+    // ...while a call whose user was asked (no ahead) drops it and takes the workspace as it
+    // is when the call runs.
+    await cp.turnStarted({ id: "t2", prompt: "t2", start: 0, compacted: 0 });
+    cp.beforeAhead("t2");
+    await cp.find("t2");
+    await Deno.writeTextFile(`${ws}/f`, "edited by the user while asked");
+    assertEquals(await cp.beforeChange("t2"), []);
+    await Deno.writeTextFile(`${ws}/f`, "by the call");
+    assertEquals(await cp.turnEnded("t2"), []);
+    await cp.rewindFiles("t2");
+    assertEquals(await Deno.readTextFile(`${ws}/f`), "edited by the user while asked");
+
+    // A call that never ran: its snapshot is dropped, no before is recorded, the end takes none.
+    await cp.turnStarted({ id: "t3", prompt: "t3", start: 0, compacted: 0 });
+    cp.beforeAhead("t3");
+    await cp.dropAhead("t3");
+    assertEquals(await cp.turnEnded("t3"), []);
+    const t3 = await cp.find("t3");
+    assertEquals([t3?.before, t3?.after], [undefined, undefined]);
+    // And a later beforeAhead of a turn that tried its snapshot starts nothing.
+    cp.beforeAhead("t1");
+    assertEquals(await cp.beforeChange("t1", undefined, true), []);
+  });
+});
+
+/**
+ * Runs `fn` with a git on PATH that logs its subcommands (`calls()` returns and clears them),
+ * so a test sees which ran.
+ */
+async function withLoggedGit(
+  state: string,
+  fn: (calls: () => Promise<string[]>) => Promise<void>,
+): Promise<void> {
+  const real = (Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/git`).find((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  });
+  assert(real !== undefined, "git on PATH");
+  const bin = `${state}/bin`;
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    `${bin}/git`,
+    `#!/bin/sh\nfor a; do case "$a" in -*|*=*) ;; *) echo "$a" >> "${state}/calls"; break;; esac; done\nexec ${real} "$@"\n`,
+    { mode: 0o755 },
+  );
+  const path = Deno.env.get("PATH")!;
+  Deno.env.set("PATH", `${bin}:${path}`);
+  const calls = async () => {
+    const text = await Deno.readTextFile(`${state}/calls`).catch(() => "");
+    await Deno.remove(`${state}/calls`).catch(() => {});
+    return text.split("\n").filter((l) => l !== "" && l !== "core.hooksPath=/dev/null");
+  };
+  try {
+    await fn(calls);
+  } finally {
+    Deno.env.set("PATH", path);
+  }
+}
+
 Deno.test("a snapshot with nothing staged since this process wrote the index's tree runs no write-tree, unless the index was replaced", async () => {
   await withDirs(async (ws, state) => {
-    const real = (Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/git`).find((p) => {
-      try {
-        return Deno.statSync(p).isFile;
-      } catch {
-        return false;
-      }
-    });
-    assert(real !== undefined, "git on PATH");
-    const bin = `${state}/bin`;
-    await Deno.mkdir(bin);
-    // A git that logs its subcommands, so the test sees which ran.
-    await Deno.writeTextFile(
-      `${bin}/git`,
-      `#!/bin/sh\nfor a; do case "$a" in -*|*=*) ;; *) echo "$a" >> "${state}/calls"; break;; esac; done\nexec ${real} "$@"\n`,
-      { mode: 0o755 },
-    );
-    const path = Deno.env.get("PATH")!;
-    Deno.env.set("PATH", `${bin}:${path}`);
-    const calls = async () => {
-      const text = await Deno.readTextFile(`${state}/calls`).catch(() => "");
-      await Deno.remove(`${state}/calls`).catch(() => {});
-      return text.split("\n").filter((l) => l !== "" && l !== "core.hooksPath=/dev/null");
-    };
-    try {
+    await withLoggedGit(state, async (calls) => {
       await Deno.writeTextFile(`${ws}/a`, "one");
       const repo = new ShadowRepo(`${state}/repo`, ws);
       const index = `${state}/index`;
@@ -192,9 +248,50 @@ Deno.test("a snapshot with nothing staged since this process wrote the index's t
       await Deno.rename(`${index}.copy`, index);
       assertEquals(await repo.snapshot(index, LIMITS), changed);
       assert((await calls()).includes("write-tree"), "a replaced index is asked again");
-    } finally {
-      Deno.env.set("PATH", path);
-    }
+    });
+  });
+});
+
+Deno.test("one ref is written without git, as git writes it: git reads it over a packed one, deletes it, and a held lock or an odd name falls back", async () => {
+  await withDirs(async (ws, state) => {
+    await Deno.writeTextFile(`${ws}/a`, "one");
+    const repo = new ShadowRepo(`${state}/repo`, ws);
+    const index = `${state}/index`;
+    const first = await repo.snapshot(index, LIMITS);
+    await Deno.writeTextFile(`${ws}/a`, "two");
+    const second = await repo.snapshot(index, LIMITS);
+    assert(first.kind === "taken" && second.kind === "taken" && first.tree !== second.tree);
+    const git = (args: string[]) =>
+      runGit(args, { gitDir: repo.gitDir }).then((o) => new TextDecoder().decode(o.stdout).trim());
+    const ref = "refs/scv/s1/t1/before";
+    await withLoggedGit(state, async (calls) => {
+      await repo.updateRefs([{ ref, sha: first.tree }]);
+      assertEquals(await calls(), [], "no git process");
+      assertEquals(await git(["rev-parse", ref]), first.tree);
+      // Packed, then written again: the loose ref is the one git reads.
+      await git(["pack-refs", "--all"]);
+      await calls();
+      await repo.updateRefs([{ ref, sha: second.tree }]);
+      assertEquals(await calls(), []);
+      assertEquals(await git(["rev-parse", ref]), second.tree);
+      assertEquals(await git(["for-each-ref", "--format=%(objectname)", "refs/scv/"]), second.tree);
+      // A lock another writer holds: git is asked, and refuses, as it would have.
+      await Deno.writeTextFile(`${repo.gitDir}/${ref}.lock`, "");
+      let refused = "";
+      await repo.updateRefs([{ ref, sha: first.tree }]).catch((e) => (refused = String(e)));
+      assert((await calls()).includes("update-ref"), "git was asked");
+      assert(refused !== "", "a held lock is not written through");
+      assertEquals(await git(["rev-parse", ref]), second.tree);
+      await Deno.remove(`${repo.gitDir}/${ref}.lock`);
+      // Not a plain name: git decides.
+      const odd = "refs/scv/s1/../t1";
+      await repo.updateRefs([{ ref: odd, sha: first.tree }]).catch(() => {});
+      assert((await calls()).includes("update-ref"));
+      assertEquals(await Deno.lstat(`${repo.gitDir}/refs/scv/t1`).then(() => 1, () => 0), 0);
+      // Deleted through git: gone, packed and loose.
+      await repo.updateRefs([{ ref, sha: null }]);
+      assertEquals(await repo.refsUnder("refs/scv/"), []);
+    });
   });
 });
 
