@@ -21,7 +21,14 @@ import {
   scvDirectories,
 } from "./policy.ts";
 import { type ProbeMemory, probeOnce } from "./probe.ts";
-import { forget, PROBE_MEMORY_FILE } from "./probe_memory.ts";
+import {
+  forget,
+  PROBE_MEMORY_FILE,
+  probeKey,
+  rememberedFacts,
+  rememberFacts,
+  type SandboxFacts,
+} from "./probe_memory.ts";
 import { stateDir } from "../state_dir.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
@@ -197,6 +204,15 @@ export async function openSandbox(
     : { file, fresh: options.freshProbe === true };
   const probe = settings.mode === "off" ? undefined : await probeOnce(backend, memory);
   const active = probe?.ok === true;
+  // What the limits' own processes found out, kept beside a remembered success
+  // (probe_memory.ts): read unless this is a fresh probe (`scv sandbox check`), added when new.
+  const factsKey = active && memory ? probeKey(backend.executable, scvPath()) : undefined;
+  const facts: SandboxFacts = factsKey && !memory!.fresh
+    ? rememberedFacts(memory!.file, factsKey)
+    : {};
+  const learned = (found: SandboxFacts) => {
+    if (factsKey) rememberFacts(memory!.file, factsKey, found);
+  };
   const lookup = sandboxLookup(backend);
   const canRunDirect = () =>
     Deno.permissions.querySync({ name: "run", command: "bash" }).state === "granted";
@@ -241,7 +257,7 @@ export async function openSandbox(
   let calls = 0;
   let cgroupWorks: Promise<boolean> | undefined;
   const probeCgroup = () =>
-    cgroupWorks ??= (async () => {
+    cgroupWorks ??= facts.pidsCgroup ? Promise.resolve(true) : (async () => {
       const { command, args } = pidsLauncher(1, "probe", ["true"], canRunDirect());
       try {
         const out = await new Deno.Command(command, {
@@ -252,7 +268,9 @@ export async function openSandbox(
           clearEnv: true,
           env: { PATH: scvPath() },
         }).output();
-        return new TextDecoder().decode(out.stdout).includes("pids-cgroup");
+        const works = new TextDecoder().decode(out.stdout).includes("pids-cgroup");
+        if (works) learned({ pidsCgroup: true });
+        return works;
       } catch {
         return false;
       }
@@ -280,9 +298,13 @@ export async function openSandbox(
   let prlimit: Promise<string | undefined> | undefined;
   // Looked up once, inside: under a scoped --allow-read scv cannot look at /usr/bin itself.
   const findPrlimit = () =>
-    prlimit ??= lookup(["/usr/bin/prlimit", "/bin/prlimit"]).then((found) =>
-      found.find((f) => !f.directory)?.path
-    );
+    prlimit ??= facts.prlimit !== undefined
+      ? Promise.resolve(facts.prlimit)
+      : lookup(["/usr/bin/prlimit", "/bin/prlimit"]).then((found) => {
+        const path = found.find((f) => !f.directory)?.path;
+        if (path) learned({ prlimit: path });
+        return path;
+      });
   return {
     settings,
     probe,

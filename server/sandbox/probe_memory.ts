@@ -15,6 +15,13 @@
  * own error, which makes the sandbox forget the memory (`Sandbox.setupFailed`), so the next
  * process probes afresh.
  *
+ * Beside the success, what the sandbox's limits found out with processes of their own, once per
+ * process before (a bwrap looking for `prlimit` inside, a trial launch in a `pids` cgroup; ~10
+ * ms of processes at every tool turn's first call): {@link SandboxFacts}, kept as long as the
+ * success is, under the same key. A stale one fails as the success does: a `prlimit` gone fails
+ * the call with bwrap's own error (forgotten with the rest); a `pids` cgroup that can no longer
+ * be made leaves the launcher running the sandbox without one, as it does wherever none can.
+ *
  * @module
  */
 import { SCV_VERSION } from "../../protocol/constants.ts";
@@ -84,17 +91,63 @@ function readAllowed(path: string): string {
   }
 }
 
-/** Whether `file` remembers a success under `key` from less than {@link PROBE_MEMORY_MS} ago. */
-export function remembered(file: string, key: string, now: number = Date.now()): boolean {
+/** What the sandbox's limits found out, remembered beside a success. */
+export interface SandboxFacts {
+  /** Where `prlimit` is inside the sandbox. */
+  prlimit?: string;
+  /** A `pids` cgroup could be made and joined. */
+  pidsCgroup?: true;
+}
+
+/** The memory under `key` in `file`, when it is from less than {@link PROBE_MEMORY_MS} ago. */
+function read(
+  file: string,
+  key: string,
+  now: number,
+): { at: number; facts: SandboxFacts } | undefined {
   try {
     const st = Deno.statSync(file);
-    if (!st.isFile || st.size > MAX_MEMORY_BYTES) return false;
-    const m = JSON.parse(Deno.readTextFileSync(file)) as { key?: unknown; at?: unknown };
-    return m.key === key && typeof m.at === "number" && m.at <= now &&
-      now - m.at < PROBE_MEMORY_MS;
+    if (!st.isFile || st.size > MAX_MEMORY_BYTES) return undefined;
+    const m = JSON.parse(Deno.readTextFileSync(file)) as {
+      key?: unknown;
+      at?: unknown;
+      facts?: { prlimit?: unknown; pidsCgroup?: unknown };
+    };
+    if (m.key !== key || typeof m.at !== "number" || m.at > now) return undefined;
+    if (now - m.at >= PROBE_MEMORY_MS) return undefined;
+    const facts: SandboxFacts = {};
+    // Only an absolute path is taken: it is run inside the sandbox as it stands.
+    const prlimit = m.facts?.prlimit;
+    if (typeof prlimit === "string" && /^\/[^\0]{1,255}$/.test(prlimit)) facts.prlimit = prlimit;
+    if (m.facts?.pidsCgroup === true) facts.pidsCgroup = true;
+    return { at: m.at, facts };
   } catch {
-    return false; // none, torn, or not readable: probe
+    return undefined; // none, torn, or not readable: probe
   }
+}
+
+/** Whether `file` remembers a success under `key` from less than {@link PROBE_MEMORY_MS} ago. */
+export function remembered(file: string, key: string, now: number = Date.now()): boolean {
+  return read(file, key, now) !== undefined;
+}
+
+/** The facts remembered beside the success under `key` ({} without one). */
+export function rememberedFacts(file: string, key: string, now: number = Date.now()): SandboxFacts {
+  return read(file, key, now)?.facts ?? {};
+}
+
+/**
+ * Adds `facts` to the success remembered under `key`, which keeps its time (they expire with
+ * it); without one, nothing is written. Best effort, like {@link remember}.
+ */
+export function rememberFacts(
+  file: string,
+  key: string,
+  facts: SandboxFacts,
+  now: number = Date.now(),
+): void {
+  const found = read(file, key, now);
+  if (found) write(file, { key, at: found.at, facts: { ...found.facts, ...facts } });
 }
 
 /**
@@ -103,11 +156,16 @@ export function remembered(file: string, key: string, now: number = Date.now()):
  * directory scv may not write leaves nothing remembered.
  */
 export function remember(file: string, key: string, now: number = Date.now()): void {
+  write(file, { key, at: now });
+}
+
+/** Writes a memory whole (a temporary file renamed over it); best effort. */
+function write(file: string, memory: { key: string; at: number; facts?: SandboxFacts }): void {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${file}.${Deno.pid}.tmp`;
   try {
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    Deno.writeTextFileSync(tmp, JSON.stringify({ key, at: now }) + "\n", { mode: 0o600 });
+    Deno.writeTextFileSync(tmp, JSON.stringify(memory) + "\n", { mode: 0o600 });
     Deno.renameSync(tmp, file);
   } catch {
     try {

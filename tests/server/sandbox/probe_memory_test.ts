@@ -12,6 +12,8 @@ import {
   probeKey,
   remember,
   remembered,
+  rememberedFacts,
+  rememberFacts,
 } from "../../../server/sandbox/probe_memory.ts";
 import { probeOnce, REMEMBERED_DETAIL } from "../../../server/sandbox/probe.ts";
 import type { ProbeResult, SandboxBackend } from "../../../server/sandbox/types.ts";
@@ -43,6 +45,42 @@ Deno.test("a remembered success holds for its key, for a day, and a torn or larg
     forget(file);
     assert.equal(remembered(file, "k", 10), false);
     forget(file); // nothing to forget is fine
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the limits' facts are kept beside a success, expire with it, and are never written without one", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/${PROBE_MEMORY_FILE}`;
+  try {
+    rememberFacts(file, "k", { prlimit: "/usr/bin/prlimit" }, 1_000);
+    await assert.rejects(() => Deno.stat(file), Deno.errors.NotFound, "no success, no file");
+    remember(file, "k", 1_000);
+    assert.deepEqual(rememberedFacts(file, "k", 1_000), {});
+    rememberFacts(file, "k", { prlimit: "/usr/bin/prlimit" }, 2_000);
+    rememberFacts(file, "k", { pidsCgroup: true }, 3_000);
+    assert.deepEqual(rememberedFacts(file, "k", 3_000), {
+      prlimit: "/usr/bin/prlimit",
+      pidsCgroup: true,
+    });
+    // They keep the success's time: a day after it, both are gone.
+    assert.equal(remembered(file, "k", 1_000 + PROBE_MEMORY_MS - 1), true);
+    assert.deepEqual(rememberedFacts(file, "k", 1_000 + PROBE_MEMORY_MS), {});
+    assert.deepEqual(rememberedFacts(file, "other", 3_000), {});
+    // A prlimit that is not an absolute path is not taken, nor a cgroup that is not `true`.
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        key: "k",
+        at: 1_000,
+        facts: { prlimit: "prlimit; rm -rf ~", pidsCgroup: 1 },
+      }),
+    );
+    assert.equal(remembered(file, "k", 1_000), true);
+    assert.deepEqual(rememberedFacts(file, "k", 1_000), {});
+    forget(file);
+    assert.deepEqual(rememberedFacts(file, "k", 1_000), {});
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -204,6 +242,50 @@ Deno.test({
       const next = await serverStart(root, log);
       assert.equal(next.spawns, 1);
       assert.notDeepEqual(next.sandbox, { mode: "workspace-write", network: false });
+    } finally {
+      await mock.close();
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a second tool turn with the same state runs no bwrap looking for prlimit: it is remembered",
+  ignore: !(await Deno.stat("/usr/bin/bwrap").then(() => true, () => false)),
+  fn: async () => {
+    const root = await Deno.makeTempDir();
+    const mock = await MockOpenAI.start([
+      toolCalls([{ name: "bash", arguments: { command: "echo inside" } }]),
+      text("done"),
+      toolCalls([{ name: "bash", arguments: { command: "echo again" } }]),
+      text("done"),
+    ]);
+    try {
+      const log = await fakeBwrap(root);
+      const lookups = async () =>
+        (await Deno.readTextFile(log)).split("\n").filter((l) => l.includes("prlimit")).length;
+      const exec = async (n: number) => {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--approval-policy", "never", "run it"],
+          cwd: `${root}/ws`,
+          env: { ...scvEnv(root), OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: "k" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.ok(out.success, decoder.decode(out.stderr));
+        const result = JSON.stringify(mock.requests[2 * n - 1]?.body.messages.at(-1));
+        assert.match(result, n === 1 ? /inside/ : /again/);
+      };
+      await exec(1);
+      // The first looked for prlimit inside (the lookup names it; the call runs it by path).
+      const first = await lookups();
+      assert.ok(first >= 2, await Deno.readTextFile(log));
+      const memory = JSON.parse(await Deno.readTextFile(`${root}/state/scv/${PROBE_MEMORY_FILE}`));
+      assert.match(memory.facts.prlimit, /^\/(usr\/)?bin\/prlimit$/);
+      await exec(2);
+      // The second only ran its call: one bwrap, with prlimit in it.
+      assert.equal(await lookups(), first + 1, await Deno.readTextFile(log));
     } finally {
       await mock.close();
       await Deno.remove(root, { recursive: true });
