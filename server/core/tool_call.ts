@@ -236,7 +236,7 @@ async function prepareAndRun(
   }
   // bash's sandbox probes (tens of ms, once) run while rules, hooks, approval and the checkpoint
   // snapshot go on, instead of after them.
-  tool.warm?.();
+  tool.warm?.(cwd);
   const verdict = await rulesVerdict(turn, name, args);
   const view = verdict.rule
     ? ruleView(verdict.rule)

@@ -137,6 +137,93 @@ exec "$@"
 `;
 
 /**
+ * {@link PIDS_LAUNCHER} started before its call is known, in bash: it makes and joins the call's
+ * cgroup at once, then reads the call from its stdin ({@link standbyInput}: a count of
+ * environment entries, the entries, the command line, each ended by NUL) and runs it as its
+ * child, with exactly that environment and no stdin. Joining a cgroup waits for an RCU grace
+ * period (10-17 ms on this project's machines, cgroup v1), which so passes while the call is
+ * being made ready (its checkpoint snapshot) instead of after. Leaving it would wait as long
+ * again, after the call: the launcher exits in it instead, and its empty cgroup is removed by the
+ * next standby launcher (the ids after `$3`, this scv's calls that ended) or by scv's cleanup
+ * when the sandbox closes. A stdin closed before a whole call came (scv did not need it) runs
+ * nothing. Where no cgroup can be made, the call runs without one.
+ */
+export const STANDBY_LAUNCHER = String.raw`
+max=$1 id=$2 owner=$3; shift 3
+base=/sys/fs/cgroup/pids; [ -f "$base/cgroup.procs" ] || base=/sys/fs/cgroup
+for d in "$base"/scv-[0-9]*-*; do
+  [ -d "$d" ] || continue; p=$(basename "$d" | cut -d- -f2)
+  kill -0 "$p" 2>/dev/null || [ "$(cat /proc/$p/comm 2>/dev/null)" != "" ] || rmdir "$d" 2>/dev/null
+done
+for ended; do rmdir "$base/scv-$owner-$ended" 2>/dev/null; done
+set --
+cg="$base/scv-$owner-$id"
+if ! { mkdir "$cg" 2>/dev/null && [ -f "$cg/pids.max" ] && echo "$max" > "$cg/pids.max" &&
+  echo $$ > "$cg/cgroup.procs"; }; then [ -d "$cg" ] && rmdir "$cg" 2>/dev/null; fi
+if ! IFS= read -r -d '' n || ! [[ $n =~ ^[0-9]{1,4}$ ]]; then exit 0; fi
+i=0
+while [ "$i" -lt "$n" ]; do
+  IFS= read -r -d '' kv || exit 0; set -- "$@" "$kv"; i=$((i + 1))
+done
+IFS= read -r -d '' cmd || exit 0
+found=$(command -v -- "$cmd") && cmd=$found
+while IFS= read -r -d '' a; do set -- "$@" "$a"; done
+(
+  for v in $(compgen -e); do unset "$v" 2>/dev/null; done
+  while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
+  exec "$cmd" "$@" </dev/null
+)
+`;
+
+/**
+ * The command line of {@link STANDBY_LAUNCHER} for call `id` of scv `owner` with at most `max`
+ * processes, removing the cgroups of the `ended` calls: in bash, killed when scv dies.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { standbyLauncher } from "./limits.ts";
+ * const l = standbyLauncher(64, "3", 4242);
+ * assert.equal(l.command, "bash");
+ * assert.deepEqual(l.args.slice(-3), ["64", "3", "4242"]);
+ * ```
+ */
+export function standbyLauncher(
+  max: number,
+  id: string,
+  owner: number = Deno.pid,
+  ended: readonly string[] = [],
+): { command: string; args: string[] } {
+  return shellLine(STANDBY_LAUNCHER, [String(max), id, String(owner), ...ended], true, true);
+}
+
+/**
+ * What {@link STANDBY_LAUNCHER} reads for its call: the number of `env` entries, the entries
+ * (`NAME=value`), then `argv`, each ended by NUL. Rejects what cannot be said so: a NUL in a
+ * name, value or argument, a name with `=`, no command.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { standbyInput } from "./limits.ts";
+ * const bytes = standbyInput({ A: "1" }, ["bwrap", "--", "true"]);
+ * assert.equal(new TextDecoder().decode(bytes), "1\0A=1\0bwrap\0--\0true\0");
+ * ```
+ */
+export function standbyInput(env: Record<string, string>, argv: readonly string[]): Uint8Array {
+  const entries = Object.entries(env);
+  if (argv.length === 0) throw new Error("no command");
+  for (const [k, v] of entries) {
+    if (k === "" || k.includes("=") || k.includes("\0") || v.includes("\0")) {
+      throw new Error(`an environment entry the launcher cannot take: ${JSON.stringify(k)}`);
+    }
+  }
+  if (argv.some((a) => a.includes("\0"))) throw new Error("an argument holds NUL");
+  const fields = [String(entries.length), ...entries.map(([k, v]) => `${k}=${v}`), ...argv];
+  return new TextEncoder().encode(fields.map((f) => f + "\0").join(""));
+}
+
+/**
  * The shell script that removes the cgroups {@link PIDS_LAUNCHER} made for scv `$1`: those of
  * the call ids after it, or with none, every one of that scv. A cgroup whose processes are still
  * being reaped is tried again for at most a second; one still busy then is left (it is empty

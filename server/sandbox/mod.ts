@@ -32,7 +32,7 @@ import {
 import { stateDir } from "../state_dir.ts";
 import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
-import { cgroupCleanup, pidsLauncher } from "./limits.ts";
+import { cgroupCleanup, pidsLauncher, standbyInput, standbyLauncher } from "./limits.ts";
 import { type Refusal, SandboxProxy } from "./net/proxy.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
@@ -55,6 +55,12 @@ export type PreparedCommand =
      * failing. Absent: nothing to remove.
      */
     cleanup?: (killed: boolean) => Promise<void>;
+    /**
+     * A launcher already running, in the call's pids cgroup (`warm` started it): `start` hands
+     * it the call with the environment the command is to have, and resolves false, having
+     * ended it, when it could not take it (then `command` and `args` are run as usual).
+     */
+    standby?: { child: Deno.ChildProcess; start(env: Record<string, string>): Promise<boolean> };
   }
   | { kind: "direct" }
   | { kind: "refused"; message: string };
@@ -75,9 +81,12 @@ export interface Sandbox {
   /**
    * Starts, in the background, the one-time probes {@link prepare} needs (where prlimit is
    * inside, whether a pids cgroup can be made), so that they overlap the call's checkpoint
-   * snapshot instead of following it. Changes nothing; calling it again does nothing.
+   * snapshot instead of following it. With the `workspace` of a call about to come, and calls
+   * bounded by a pids cgroup that works here, it also starts that call's launcher, which joins
+   * the cgroup meanwhile ({@link PreparedCommand}'s `standby`; unused, it ends after
+   * {@link STANDBY_IDLE_MS}). Changes nothing in the workspace.
    */
-  warm(): void;
+  warm(workspace?: string): void;
   /** How the limits are applied here (for `scv sandbox check` and the README's claim). */
   limitsReport(): Promise<string>;
   /**
@@ -105,6 +114,9 @@ export interface Sandbox {
     network: boolean | readonly string[];
   }): Promise<{ command: string; args: string[] }>;
 }
+
+/** How long a launcher started ahead of a call waits for it before it ends. */
+export const STANDBY_IDLE_MS = 30_000;
 
 /** The settings of `config`, with `~` and scv's own directories resolved from `env`. */
 export function sandboxSettings(
@@ -270,13 +282,86 @@ export async function openSandbox(
         }).output();
         const works = new TextDecoder().decode(out.stdout).includes("pids-cgroup");
         if (works) learned({ pidsCgroup: true });
+        cgroupOk = works;
         return works;
       } catch {
         return false;
       }
     })();
-  // The pids cgroups made, by call id, until the call's cleanup ran.
+  // The pids cgroups made, by call id, until removed (by a cleanup or a later launcher).
   const cgroups = new Set<string>();
+  // Known to be made and joined here (remembered, or probed in this process).
+  let cgroupOk = facts.pidsCgroup === true;
+  // Calls whose launcher exited in its cgroup unused: the next standby launcher removes them.
+  const ended = new Set<string>();
+  // Removals of the cgroups of calls that ended, going on beside the turn (close waits).
+  const removing = new Set<Promise<void>>();
+  let standby:
+    | {
+      workspace: string;
+      id: string;
+      child: Deno.ChildProcess;
+      timer: ReturnType<typeof setTimeout>;
+    }
+    | undefined;
+  let closing = false;
+  /** Ends a launcher that will take no call (stdin closed: it runs nothing), bounded. */
+  const endLauncher = async (child: Deno.ChildProcess, id: string) => {
+    await child.stdin.close().catch(() => {});
+    const timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Gone.
+      }
+    }, CLEANUP_MS);
+    await child.status.catch(() => {});
+    clearTimeout(timer);
+    await child.stdout.cancel().catch(() => {});
+    await child.stderr.cancel().catch(() => {});
+    ended.add(id);
+  };
+  const dropStandby = async () => {
+    const s = standby;
+    if (!s) return;
+    standby = undefined;
+    clearTimeout(s.timer);
+    await endLauncher(s.child, s.id);
+  };
+  const startStandby = (workspace: string) => {
+    const limits = settings.limits;
+    if (!limits || !useCgroups || !cgroupOk || !canRunDirect() || closing) return;
+    if (standby?.workspace === workspace) return;
+    if (standby) dropStandby().catch(() => {});
+    const id = String(++calls);
+    const done = [...ended];
+    const l = standbyLauncher(limits.processes, id, Deno.pid, done);
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(l.command, {
+        args: l.args,
+        cwd: workspace,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+        clearEnv: true,
+        env: { PATH: scvPath() },
+      }).spawn();
+    } catch {
+      return; // the call's own launch says what is wrong
+    }
+    for (const e of done) {
+      ended.delete(e);
+      cgroups.delete(e);
+    }
+    cgroups.add(id);
+    const timer = setTimeout(() => {
+      if (standby?.id === id) dropStandby().catch(() => {});
+    }, STANDBY_IDLE_MS);
+    Deno.unrefTimer(timer);
+    standby = { workspace, id, child, timer };
+  };
   /** Runs the cgroup cleanup for `ids` (all of this scv's when empty), at most 3 s. */
   const removeCgroups = async (ids: readonly string[]) => {
     const { command, args } = cgroupCleanup(ids, canRunDirect());
@@ -344,6 +429,9 @@ export async function openSandbox(
       return typeof p === "string" ? p : undefined;
     },
     async close() {
+      closing = true;
+      await dropStandby();
+      await Promise.all(removing);
       await Promise.all(started.map((p) => p.close()));
       if (cgroups.size > 0) await removeCgroups([]);
     },
@@ -388,10 +476,11 @@ export async function openSandbox(
     setupFailed() {
       if (probe?.ok && probe.remembered && memory) forget(memory.file);
     },
-    warm() {
+    warm(workspace) {
       if (!active || !settings.limits) return;
       findPrlimit().catch(() => {});
       if (useCgroups) probeCgroup().catch(() => {});
+      if (workspace !== undefined) startStandby(workspace);
     },
     async prepare(workspace, argv) {
       if (active) {
@@ -419,11 +508,51 @@ export async function openSandbox(
           ...inner.args,
         ], canRunDirect());
         cgroups.add(id);
+        const ahead = standby?.workspace === workspace ? standby : undefined;
+        if (ahead) {
+          standby = undefined;
+          clearTimeout(ahead.timer);
+        }
+        let used = false;
         return {
           kind: "sandboxed",
           ...launch,
           spec,
+          ...(ahead
+            ? {
+              standby: {
+                child: ahead.child,
+                start: async (env: Record<string, string>) => {
+                  try {
+                    const w = ahead.child.stdin.getWriter();
+                    await w.write(standbyInput(env, [inner.command, ...inner.args]));
+                    await w.close();
+                    used = true;
+                    return true;
+                  } catch {
+                    try {
+                      ahead.child.kill("SIGKILL");
+                    } catch {
+                      // Gone.
+                    }
+                    await endLauncher(ahead.child, ahead.id);
+                    return false;
+                  }
+                },
+              },
+            }
+            : {}),
           cleanup: async (killed) => {
+            if (used) {
+              // The standby launcher exits in its cgroup; the usual one (never run) made none.
+              cgroups.delete(id);
+              if (killed) return await removeCgroups([ahead!.id]);
+              // Not on the call's path: the turn goes on while its empty cgroup is removed.
+              const removal = removeCgroups([ahead!.id]);
+              removing.add(removal);
+              removal.finally(() => removing.delete(removal));
+              return;
+            }
             if (killed) await removeCgroups([id]);
             else cgroups.delete(id); // the launcher removed it itself
           },

@@ -38,7 +38,7 @@ import { OutputBuffer } from "./output.ts";
 import { missingPermission } from "./permission.ts";
 import { callEnv } from "./bash_env.ts";
 import { scvPath, SYSTEM_PATH } from "../core_env.ts";
-import type { Sandbox } from "../sandbox/mod.ts";
+import type { PreparedCommand, Sandbox } from "../sandbox/mod.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 import { denialHint } from "../sandbox/hint.ts";
 import { limitHint } from "../sandbox/limits.ts";
@@ -227,6 +227,7 @@ async function run(
   let command = "bash";
   let commandArgs = argv.slice(1);
   let cleanup: ((killed: boolean) => Promise<void>) | undefined;
+  let standby: NonNullable<Extract<PreparedCommand, { kind: "sandboxed" }>["standby"]> | undefined;
   const prepared = options.sandbox
     ? await options.sandbox.prepare(ctx.cwd, argv)
     : { kind: "direct" as const };
@@ -236,6 +237,7 @@ async function run(
     command = prepared.command;
     commandArgs = prepared.args;
     cleanup = prepared.cleanup;
+    standby = prepared.standby;
   } else if (Deno.permissions.querySync({ name: "run", command: "bash" }).state !== "granted") {
     // Asked first, so that a server without --allow-run says so rather than a lesser problem.
     return failed(spawnError(new Deno.errors.NotCapable()));
@@ -252,17 +254,21 @@ async function run(
   env[CALL_MARKER] = marker.slice(CALL_MARKER.length + 1);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(command, {
-      args: commandArgs,
-      cwd: ctx.cwd,
-      stdin: "null",
-      stdout: "piped",
-      // bwrap's own complaints; bash's stderr is folded into stdout by bashArgv.
-      stderr: "piped",
-      detached: true,
-      env,
-      clearEnv: true,
-    }).spawn();
+    // A launcher started ahead (Sandbox.warm) is in the call's cgroup already: it takes the call.
+    if (standby && await standby.start(env)) child = standby.child;
+    else {
+      child = new Deno.Command(command, {
+        args: commandArgs,
+        cwd: ctx.cwd,
+        stdin: "null",
+        stdout: "piped",
+        // bwrap's own complaints; bash's stderr is folded into stdout by bashArgv.
+        stderr: "piped",
+        detached: true,
+        env,
+        clearEnv: true,
+      }).spawn();
+    }
   } catch (err) {
     return failed(spawnError(err, command));
   }
@@ -397,7 +403,7 @@ export function createBashTool(options: BashOptions = {}) {
     summary: (args) => `Run shell command: ${args.command}`,
     sandboxed: () => sandboxed,
     autoApproved: () => sandboxed,
-    warm: () => options.sandbox?.warm(),
+    warm: (cwd) => options.sandbox?.warm(cwd),
     run: (args, ctx) => run(args, ctx, options),
   });
 }

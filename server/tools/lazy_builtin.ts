@@ -75,7 +75,7 @@ export function lazyBuiltinTools(bash: BashOptions = {}, web: WebFetchConfig = {
         description: bashDescription(bash.sandbox),
         sandboxed: () => sandboxed,
         autoApproved: () => sandboxed,
-        warm: () => bash.sandbox?.warm(),
+        warm: (cwd: string) => bash.sandbox?.warm(cwd),
       });
     }
     return lazyTool(known, () => load(name));

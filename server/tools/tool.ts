@@ -196,9 +196,9 @@ export interface Tool<A = unknown> {
   /**
    * Starts the one-time set-up its calls need (a sandbox's probes) in the background, as soon as
    * a call is proposed: it then overlaps the approval, the hooks and the checkpoint snapshot.
-   * Must change nothing the user could see.
+   * `cwd` is where the call will run. Must change nothing the user could see.
    */
-  warm?(): void;
+  warm?(cwd: string): void;
   /**
    * For a tool whose code loads on first use (scv's built-ins in a server: `lazyTool`): loads
    * it. Until it resolves, `schema` accepts nothing and `risk`, `summary`, `preview` and `run`
