@@ -174,6 +174,17 @@ function scvEnv(root: string): Record<string, string> {
   };
 }
 
+/** One `scv exec` tool turn in `root/ws` against the mock at `baseUrl`. */
+function scvExec(root: string, baseUrl: string): Promise<Deno.CommandOutput> {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--approval-policy", "never", "run it"],
+    cwd: `${root}/ws`,
+    env: { ...scvEnv(root), OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: "k" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
 /** `scv server` through initialize and session.start; the bwrap runs the wrapper logged. */
 async function serverStart(
   root: string,
@@ -226,13 +237,7 @@ Deno.test({
       assert.ok((await Deno.stat(memory)).isFile);
       await Deno.writeTextFile(`${root}/broken`, "");
 
-      const exec = await new Deno.Command(Deno.execPath(), {
-        args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--approval-policy", "never", "run it"],
-        cwd: `${root}/ws`,
-        env: { ...scvEnv(root), OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: "k" },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      const exec = await scvExec(root, mock.baseUrl);
       // The call failed closed, with bwrap's own line; the command never ran outside.
       const toolResult = JSON.stringify(mock.requests[1]?.body.messages.at(-1));
       assert.match(toolResult, /bwrap: No permissions/, decoder.decode(exec.stderr));
@@ -266,13 +271,7 @@ Deno.test({
       const lookups = async () =>
         (await Deno.readTextFile(log)).split("\n").filter((l) => l.includes("prlimit")).length;
       const exec = async (n: number) => {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["run", ...SERVER_FLAGS, MAIN, "exec", "--approval-policy", "never", "run it"],
-          cwd: `${root}/ws`,
-          env: { ...scvEnv(root), OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: "k" },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
+        const out = await scvExec(root, mock.baseUrl);
         assert.ok(out.success, decoder.decode(out.stderr));
         const result = JSON.stringify(mock.requests[2 * n - 1]?.body.messages.at(-1));
         assert.match(result, n === 1 ? /inside/ : /again/);
