@@ -158,8 +158,10 @@ done
 for ended; do rmdir "$base/scv-$owner-$ended" 2>/dev/null; done
 set --
 cg="$base/scv-$owner-$id"
-if ! { mkdir "$cg" 2>/dev/null && [ -f "$cg/pids.max" ] && echo "$max" > "$cg/pids.max" &&
-  echo $$ > "$cg/cgroup.procs"; }; then [ -d "$cg" ] && rmdir "$cg" 2>/dev/null; fi
+if ! { mkdir "$cg" 2>/dev/null && [ -f "$cg/pids.max" ] &&
+  echo "$max" 2>/dev/null > "$cg/pids.max" && echo $$ 2>/dev/null > "$cg/cgroup.procs"; }; then
+  [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+fi
 if ! IFS= read -r -d '' n || ! [[ $n =~ ^[0-9]{1,4}$ ]]; then exit 0; fi
 i=0
 while [ "$i" -lt "$n" ]; do
