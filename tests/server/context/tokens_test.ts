@@ -63,6 +63,31 @@ Deno.test("estimate counts a quarter token per ASCII byte, one per digit, half p
   assert.equal(new TokenCounter("local").countText("x".repeat(400)), 100);
 });
 
+Deno.test("the estimate of ASCII text (counted by regex) agrees with the per-character count", () => {
+  // The rule by hand, one character at a time: what the estimate of any text means.
+  const byHand = (text: string) => {
+    let quarter = 0;
+    let whole = 0;
+    for (const ch of text) {
+      if (ch >= "0" && ch <= "9") whole++;
+      else quarter++;
+    }
+    return Math.ceil(quarter / 4 + whole);
+  };
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 300; i++) {
+    const length = next() % 200;
+    let text = "";
+    for (let j = 0; j < length; j++) text += String.fromCharCode(next() % 128);
+    assert.equal(estimateTokens(text), byHand(text), JSON.stringify(text));
+  }
+  // The edges of the ASCII test: \x7f is ASCII, \x80 is not (two bytes: one token).
+  assert.equal(estimateTokens("\x7f\x7f\x7f\x7f"), 1);
+  assert.equal(estimateTokens("\x80"), 1);
+  assert.equal(estimateTokens("12ab\x80"), 4); // 2 digits + 2 ASCII / 4 + 2 bytes / 2, rounded up
+});
+
 Deno.test("token counter caches per-message counts", () => {
   const seen: string[] = [];
   const counter = new TokenCounter("local", {
