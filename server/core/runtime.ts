@@ -84,17 +84,24 @@ async function configuredProvider(
 /**
  * Asks the configured server for its context window, once (Chat Completions servers on this
  * machine or the local network only: llama.cpp, Ollama, LM Studio, vLLM), remembering what it
- * said for the next process's `session.started`. Never rejects.
+ * said for the next process's `session.started`. `start` asks in the background; `forTurn` is
+ * what a turn waits for before its first request. Neither rejects.
+ *
+ * A server that, asked within the last day, listed the model and named no window (a proxy,
+ * LocalAI, a mock) is not asked for the process's first turn, which then goes out at once: it is
+ * asked when the next turn starts (docs/performance.md, "the window probe").
  */
 function askServerWindow(
   config: Config,
   env: (name: string) => string | undefined,
   memory: ProviderMemory,
-): () => Promise<ServerWindow | undefined> {
+): { start: () => void; forTurn: () => Promise<ServerWindow | undefined> } {
+  const local = config.provider === "openai-chat" && isLocalServer(config.base_url);
+  let skipFirst = local && memory.namedNoWindow(config.base_url, config.model);
   let asked: Promise<ServerWindow | undefined> | undefined;
-  return () =>
+  const ask = () =>
     asked ??= (async () => {
-      if (config.provider !== "openai-chat" || !isLocalServer(config.base_url)) return undefined;
+      if (!local) return undefined;
       try {
         const [{ probeServerWindow }, { expandHeaders }] = await Promise.all([
           import("../provider/window.ts"),
@@ -104,19 +111,29 @@ function askServerWindow(
           ...expandHeaders(config.provider_headers, env).headers,
           ...keyHeader(config.provider, env(config.api_key_env)),
         };
-        const found = await probeServerWindow({
+        const { window, listed } = await probeServerWindow({
           baseUrl: config.base_url,
           model: config.model,
           headers,
         });
-        if (found) {
-          await memory.rememberWindow(config.base_url, config.model, found.tokens, found.source);
+        if (window) {
+          await memory.rememberWindow(config.base_url, config.model, window.tokens, window.source);
+        } else if (listed) {
+          await memory.rememberNoWindow(config.base_url, config.model);
         }
-        return found ?? memory.window(config.base_url, config.model);
+        return window ?? memory.window(config.base_url, config.model);
       } catch {
         return undefined; // a header that cannot be expanded fails the turn itself, clearly
       }
     })();
+  return {
+    start: () => void (skipFirst ? undefined : ask().catch(() => {})),
+    forTurn: () => {
+      if (!skipFirst) return ask();
+      skipFirst = false;
+      return Promise.resolve(undefined);
+    },
+  };
 }
 
 /**
@@ -173,7 +190,7 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
       // modules load, and the first turn waits for it.
       const memory = new ProviderMemory(providerMemoryPath(env));
       const serverWindow = askServerWindow(config, env, memory);
-      serverWindow().catch(() => {});
+      serverWindow.start();
       const [
         { ToolRegistry },
         { lazyBuiltinTools },
@@ -199,7 +216,7 @@ export function runtimeLoader(options: RuntimeOptions): RuntimeLoader {
       return {
         config,
         provider: options.provider ?? await configuredProvider(config, env, memory),
-        serverWindow,
+        serverWindow: serverWindow.forTurn,
         tools,
         ...(mcp ? { prepareTools: (signal: AbortSignal) => mcp.prepare(tools, signal) } : {}),
         context,

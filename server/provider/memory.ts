@@ -42,6 +42,8 @@ interface Entry {
   /** For `windows`: the window in tokens, and which answer said it. */
   tokens?: number;
   source?: string;
+  /** For `windows`: the server was asked and named none. */
+  none?: true;
 }
 
 interface MemoryFile {
@@ -92,6 +94,7 @@ function table(v: unknown, now: number): Record<string, Entry> {
       kept.tokens = entry.tokens;
     }
     if (typeof entry.source === "string") kept.source = entry.source.slice(0, 200);
+    if (entry.none === true && kept.tokens === undefined) kept.none = true;
     out[k.slice(0, 600)] = kept;
   }
   return out;
@@ -211,6 +214,23 @@ export class ProviderMemory {
   window(baseUrl: string, model: string): { tokens: number; source: string } | undefined {
     const e = this.#live(this.#file.windows, memoryKey(baseUrl, model));
     return e?.tokens ? { tokens: e.tokens, source: e.source ?? "remembered" } : undefined;
+  }
+
+  /**
+   * Whether the server, asked within the last day, listed this model and named no window
+   * ({@link rememberNoWindow}).
+   */
+  namedNoWindow(baseUrl: string, model: string): boolean {
+    return this.#live(this.#file.windows, memoryKey(baseUrl, model))?.none === true;
+  }
+
+  /** Remembers that the server listed this model and named no window. */
+  rememberNoWindow(baseUrl: string, model: string): Promise<void> {
+    const key = memoryKey(baseUrl, model);
+    const old = this.#file.windows[key];
+    if (old?.none && this.#now() - old.at < MEMORY_TTL_MS / 2) return Promise.resolve();
+    this.#file.windows[key] = { at: this.#now(), none: true };
+    return this.#write();
   }
 
   /** Remembers the window the server reported. */

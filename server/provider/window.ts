@@ -144,20 +144,40 @@ export interface ProbeOptions {
   fetch?: typeof fetch;
 }
 
+/** What {@link probeServerWindow} learnt. */
+export interface ProbeResult {
+  /** The window the server reported, when one of its answers named it. */
+  window?: ServerWindow;
+  /**
+   * Whether the server's `/v1/models` listed the configured model by name: a server that lists
+   * it and names no window is one that does not say (a proxy, LocalAI), not one that lacks the
+   * model (Ollama before `ollama pull`).
+   */
+  listed: boolean;
+}
+
+/** Whether an OpenAI-style model list names `model` itself. */
+function listsModel(json: unknown, model: string): boolean {
+  const list = obj(json)?.data;
+  return Array.isArray(list) &&
+    list.some((e) => obj(e)?.id === model || obj(e)?.model === model || obj(e)?.name === model);
+}
+
 /**
  * Asks a local server for its context window: `GET {base}/models` first (llama.cpp, vLLM),
  * then, at the server's root, llama.cpp's `/props`, LM Studio's `/api/v0/models` and Ollama's
- * `/api/show`, together. Resolves undefined when the server is not local, says nothing usable,
- * or does not answer in time; never rejects.
+ * `/api/show`, together. No window when the server is not local (nothing is asked), says nothing
+ * usable, or does not answer in time; never rejects.
  */
-export async function probeServerWindow(options: ProbeOptions): Promise<ServerWindow | undefined> {
-  if (!isLocalServer(options.baseUrl)) return undefined;
+export async function probeServerWindow(options: ProbeOptions): Promise<ProbeResult> {
+  if (!isLocalServer(options.baseUrl)) return { listed: false };
   const root = options.baseUrl.replace(/[?#].*$/, "").replace(/\/+$/, "").replace(/\/v1$/, "");
   const ask = async (
     url: string,
     parse: (json: unknown) => ServerWindow | undefined,
     label: string,
     body?: string,
+    onJson?: (json: unknown) => void,
   ): Promise<ServerWindow | undefined> => {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? PROBE_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -177,18 +197,23 @@ export async function probeServerWindow(options: ProbeOptions): Promise<ServerWi
         waitMs: options.timeoutMs ?? PROBE_TIMEOUT_MS,
         signal,
       });
-      const w = parse(JSON.parse(text));
+      const json = JSON.parse(text);
+      onJson?.(json);
+      const w = parse(json);
       return w ? { tokens: w.tokens, source: `${label} ${w.source}` } : undefined;
     } catch {
       return undefined; // not this server's shape, or no answer: another probe may know
     }
   };
+  let listed = false;
   const models = await ask(
     endpointUrl(options.baseUrl, "/models"),
     (j) => windowFromModels(j, options.model),
     "/v1/models",
+    undefined,
+    (j) => (listed = listsModel(j, options.model)),
   );
-  if (models) return models;
+  if (models) return { window: models, listed };
   const found = await Promise.all([
     ask(`${root}/props`, windowFromProps, "/props"),
     ask(`${root}/api/v0/models`, (j) => windowFromModels(j, options.model), "/api/v0/models"),
@@ -199,5 +224,6 @@ export async function probeServerWindow(options: ProbeOptions): Promise<ServerWi
       JSON.stringify({ model: options.model }),
     ),
   ]);
-  return found.find((w) => w !== undefined);
+  const window = found.find((w) => w !== undefined);
+  return window ? { window, listed } : { listed };
 }

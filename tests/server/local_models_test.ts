@@ -184,6 +184,78 @@ Deno.test("a cancel ends the wait for a loading model", async () => {
   }
 });
 
+/** The paths asked before the `n`th chat request (from 0), in order. */
+function askedBeforeChat(server: LocalModelServer, n: number): string[] {
+  const paths: string[] = [];
+  let chats = 0;
+  for (const r of server.requests) {
+    if (r.path.endsWith("/chat/completions")) {
+      if (chats++ === n) return paths;
+    } else paths.push(r.path);
+  }
+  return paths;
+}
+
+Deno.test("a server that listed the model and named no window is not asked for the next process's first turn, only from its second", async () => {
+  const state = await Deno.makeTempDir();
+  let named = false;
+  const server = new LocalModelServer((req) => {
+    if (req.path === "/v1/models") {
+      const entry = named ? { id: "local", meta: { n_ctx: 2048 } } : { id: "local" };
+      return Response.json({ object: "list", data: [entry] });
+    }
+    if (req.path.endsWith("/chat/completions")) return textAnswer("hi");
+    return NOT_FOUND();
+  });
+  try {
+    await withLocal(server, { state }, async (scv, sessionId) => {
+      assertEquals((await scv.runTurn(sessionId, "one")).done.type, "turn.completed");
+    });
+    assertEquals(askedBeforeChat(server, 0).sort(), [
+      "/api/show",
+      "/api/v0/models",
+      "/props",
+      "/v1/models",
+    ]);
+    const memory = JSON.parse(await Deno.readTextFile(`${state}/scv/provider_memory.json`));
+    assertEquals(Object.values(memory.windows).map((e) => (e as { none?: true }).none), [true]);
+    named = true; // the server now says its window: the next process's second turn learns it
+    await withLocal(server, { state }, async (scv, sessionId) => {
+      assertEquals((await scv.runTurn(sessionId, "two")).done.type, "turn.completed");
+      assertEquals(askedBeforeChat(server, 1).length, 4, "nothing asked before the first turn");
+      const { t, done } = await scv.runTurn(sessionId, "three");
+      assertEquals(done.type, "turn.completed");
+      assertEquals(askedBeforeChat(server, 2).length, 5, "asked again before the second");
+      assert(notices(scv, t.turn_id).some((m) => /context window is 2048 tokens/.test(m)));
+    });
+  } finally {
+    await server.close();
+    await Deno.remove(state, { recursive: true });
+  }
+});
+
+Deno.test("a server whose model list lacks the model is asked again by the next process's first turn", async () => {
+  const state = await Deno.makeTempDir();
+  const server = new LocalModelServer((req) => {
+    if (req.path === "/v1/models") {
+      return Response.json({ object: "list", data: [{ id: "other" }, { id: "another" }] });
+    }
+    if (req.path.endsWith("/chat/completions")) return textAnswer("hi");
+    return NOT_FOUND();
+  });
+  try {
+    for (let n = 0; n < 2; n++) {
+      await withLocal(server, { state }, async (scv, sessionId) => {
+        assertEquals((await scv.runTurn(sessionId, "one")).done.type, "turn.completed");
+      });
+      assertEquals(askedBeforeChat(server, n).length, 4 * (n + 1));
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(state, { recursive: true });
+  }
+});
+
 Deno.test("tools refused are remembered by the next process: one request, without tools or tool instructions", async () => {
   const state = await Deno.makeTempDir();
   const server = new LocalModelServer((req) => {

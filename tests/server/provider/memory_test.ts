@@ -47,6 +47,30 @@ Deno.test("a refusal is remembered per base URL and model, and expires after a d
     );
   }));
 
+Deno.test("a server that named no window is remembered so for a day, and a window it names replaces that", () =>
+  withDir(async (path) => {
+    let now = 1_000_000;
+    const url = "http://127.0.0.1:8080/v1";
+    await new ProviderMemory(path, () => now).rememberNoWindow(url, "a");
+    const again = new ProviderMemory(path, () => now);
+    assert(again.namedNoWindow(url, "a"));
+    assert(!again.namedNoWindow(url, "b"));
+    assertEquals(again.window(url, "a"), undefined);
+    now += MEMORY_TTL_MS;
+    assert(!new ProviderMemory(path, () => now).namedNoWindow(url, "a"), "expired");
+    const m = new ProviderMemory(path, () => now);
+    await m.rememberNoWindow(url, "a");
+    await m.rememberWindow(url, "a", 4096, "/props n_ctx");
+    const known = new ProviderMemory(path, () => now);
+    assert(!known.namedNoWindow(url, "a"));
+    assertEquals(known.window(url, "a"), { tokens: 4096, source: "/props n_ctx" });
+    // A hand-made entry with both says the window: `none` holds only without one.
+    const file = JSON.parse(await Deno.readTextFile(path));
+    file.windows[Object.keys(file.windows)[0]!].none = true;
+    await Deno.writeTextFile(path, JSON.stringify(file));
+    assert(!new ProviderMemory(path, () => now).namedNoWindow(url, "a"));
+  }));
+
 Deno.test("each table keeps the newest entries, at most MAX_ENTRIES", () =>
   withDir(async (path) => {
     let now = 5_000;

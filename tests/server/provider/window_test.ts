@@ -71,7 +71,7 @@ Deno.test("the probe asks a hosted API nothing", async () => {
       headers: {},
       fetch,
     }),
-    undefined,
+    { listed: false },
   );
   assertEquals(asked, 0);
 });
@@ -99,13 +99,39 @@ Deno.test("the probe finds Ollama's window at /api/show after /v1/models says no
     headers: { authorization: "Bearer k" },
     fetch,
   });
-  assertEquals(w, { tokens: 8192, source: "/api/show parameters num_ctx" });
+  assertEquals(w, {
+    window: { tokens: 8192, source: "/api/show parameters num_ctx" },
+    listed: true,
+  });
   assertEquals(asked[0], "GET /v1/models Bearer k");
   assertEquals(asked.slice(1).sort(), [
     "GET /api/v0/models Bearer k",
     "GET /props Bearer k",
     "POST /api/show Bearer k",
   ]);
+});
+
+Deno.test("the probe says whether /v1/models listed the model by name", async () => {
+  const probe = (data: unknown[]) =>
+    probeServerWindow({
+      baseUrl: "http://127.0.0.1:8000/v1",
+      model: "m",
+      headers: {},
+      fetch: (url: string | URL | Request) =>
+        Promise.resolve(
+          String(url).endsWith("/v1/models")
+            ? Response.json({ data })
+            : new Response("no", { status: 404 }),
+        ),
+    });
+  assertEquals(await probe([{ id: "m" }]), { listed: true });
+  assertEquals(await probe([{ id: "x" }, { name: "m" }]), { listed: true });
+  // One other model: its window would be taken (the only entry), but the model is not listed.
+  assertEquals(await probe([{ id: "other" }]), { listed: false });
+  assertEquals(await probe([{ id: "other", max_model_len: 4096 }]), {
+    window: { tokens: 4096, source: "/v1/models max_model_len" },
+    listed: false,
+  });
 });
 
 Deno.test("a probe whose server never answers, or answers past the size bound, resolves undefined in time", async () => {
@@ -135,7 +161,7 @@ Deno.test("a probe whose server never answers, or answers past the size bound, r
       headers: {},
       timeoutMs: 300,
     });
-    assertEquals(w, undefined);
+    assertEquals(w, { listed: false });
   } finally {
     await server.shutdown();
   }
