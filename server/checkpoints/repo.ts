@@ -74,6 +74,33 @@ async function stampOf(path: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * The file in a repository's `index/` that names the index the newest snapshot left, and its
+ * tree: a new session's first snapshot starts from it without listing every session's index.
+ * (Its name has a dot: never taken for a session's index.)
+ */
+export const NEWEST_INDEX = "newest.json";
+
+/**
+ * An index file's tree as `git write-tree` made it: the file's identity (inode, size, times) at
+ * the time, and when the tree was made (ms since the epoch).
+ */
+export interface IndexTree {
+  /** The tree's object id. */
+  tree: string;
+  /** The index file's identity when the tree was its own. */
+  stamp: string;
+  /** When `git write-tree` made the tree. */
+  at: number;
+}
+
+/**
+ * How long after `git write-tree` made it a tree may be taken over by another process's index
+ * without asking git again: half of `gc.pruneExpire` ({@link ShadowRepo.compact}), so a tree
+ * that lost its last ref is still in the repository.
+ */
+export const TREE_TAKEOVER_MS = 30 * 60 * 1000;
+
 /** A ref name that is a plain path under `refs/` (each part a simple name), as scv makes them. */
 const PLAIN_REF = /^refs(\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+$/;
 
@@ -146,8 +173,11 @@ export class ShadowRepo {
   /** The repository (`GIT_DIR`). */
   readonly gitDir: string;
   #ready: Promise<void> | undefined;
-  /** Each index's tree as this process last wrote it, with the index file's identity then. */
-  #written = new Map<string, { tree: string; stamp: string }>();
+  /**
+   * Each index's tree as this process last wrote it (or took it over, {@link copyIndex}), with
+   * the index file's identity then and when `git write-tree` made that tree.
+   */
+  #written = new Map<string, IndexTree>();
 
   /** A repository in `root` (made on first use) for the canonical `workspace`. */
   constructor(readonly root: string, readonly workspace: string) {
@@ -244,15 +274,45 @@ export class ShadowRepo {
         return { kind: "taken", tree: known.tree, oversized: plan.oversized };
       }
       this.#written.delete(indexFile);
+      const at = Date.now();
       const tree = new TextDecoder().decode((await runGit(["write-tree"], call)).stdout).trim();
       const stamp = await stampOf(indexFile);
-      if (stamp !== undefined) this.#written.set(indexFile, { tree, stamp });
+      if (stamp !== undefined) this.#written.set(indexFile, { tree, stamp, at });
       return { kind: "taken", tree, oversized: plan.oversized };
     } catch (e) {
       this.#written.delete(indexFile);
       if (signal?.aborted) await Deno.remove(`${indexFile}.lock`).catch(() => {});
       throw e;
     }
+  }
+
+  /** The tree this process knows for `indexFile`, while the file is still the one it was. */
+  async indexTree(indexFile: string): Promise<IndexTree | undefined> {
+    const known = this.#written.get(indexFile);
+    return known && known.stamp === await stampOf(indexFile) ? known : undefined;
+  }
+
+  /**
+   * Copies the index file `source` to `target` (a session's first index, from another session's).
+   * When `known` is `source`'s tree (its stamp still `source`'s before and after the copy, and
+   * the tree younger than {@link TREE_TAKEOVER_MS}), the copy has that tree too, and a snapshot
+   * with nothing to stage needs no `git write-tree`. Resolves false when `source` is gone.
+   */
+  async copyIndex(source: string, target: string, known?: IndexTree): Promise<boolean> {
+    const before = await stampOf(source);
+    if (before === undefined) return false;
+    try {
+      await Deno.copyFile(source, target);
+    } catch {
+      return false;
+    }
+    const fresh = known !== undefined && known.stamp === before &&
+      Date.now() - known.at < TREE_TAKEOVER_MS && known.at <= Date.now();
+    if (fresh && await stampOf(source) === before) {
+      const stamp = await stampOf(target);
+      if (stamp !== undefined) this.#written.set(target, { tree: known.tree, stamp, at: known.at });
+    }
+    return true;
   }
 
   /** The paths that differ between two trees. */

@@ -9,7 +9,7 @@
 import { titleOf } from "../sessions/records.ts";
 import { errorText } from "../error_text.ts";
 import type { SnapshotLimits } from "./changes.ts";
-import { type Restored, type ShadowRepo, treeBytes } from "./repo.ts";
+import { type IndexTree, NEWEST_INDEX, type Restored, type ShadowRepo, treeBytes } from "./repo.ts";
 import {
   type Checkpoint,
   encodeLogRecord,
@@ -19,6 +19,39 @@ import {
   recordsOf,
   rewindTarget,
 } from "./turn_log.ts";
+
+/** Bytes of {@link NEWEST_INDEX} read at most. */
+const MAX_POINTER_BYTES = 4096;
+
+/** A session id as an index file's name: no path, no dot. */
+const INDEX_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A small file's text; empty when it is missing, not a file, or larger than `max` bytes. */
+async function readSmall(path: string, max: number): Promise<string> {
+  try {
+    const st = await Deno.lstat(path);
+    return st.isFile && st.size <= max ? await Deno.readTextFile(path) : "";
+  } catch {
+    return "";
+  }
+}
+
+/** What {@link NEWEST_INDEX} says, when it is whole and of this shape. */
+function parsePointer(text: string): ({ sid: string } & IndexTree) | undefined {
+  try {
+    const j = JSON.parse(text);
+    if (
+      typeof j?.sid === "string" && INDEX_NAME.test(j.sid) && typeof j.tree === "string" &&
+      /^[0-9a-f]{40,64}$/.test(j.tree) && typeof j.stamp === "string" &&
+      typeof j.at === "number" && Number.isFinite(j.at)
+    ) {
+      return { sid: j.sid, tree: j.tree, stamp: j.stamp.slice(0, 200), at: j.at };
+    }
+  } catch {
+    // torn or foreign: the index directory is listed instead
+  }
+  return undefined;
+}
 
 /** How long one snapshot may take before it is given up (git killed) and skipped. */
 export const SNAPSHOT_TIMEOUT_MS = 5000;
@@ -219,7 +252,9 @@ export class SessionCheckpoints {
     const run = (async () => {
       await Deno.mkdir(`${this.#repo.root}/index`, { recursive: true, mode: 0o700 });
       await this.#seedIndex();
-      return await this.#repo.snapshot(this.#indexFile, this.#settings, hard);
+      const s = await this.#repo.snapshot(this.#indexFile, this.#settings, hard);
+      if (s.kind === "taken") await this.#pointHere();
+      return s;
     })();
     try {
       const s = await Promise.race([run, deadline]);
@@ -256,6 +291,11 @@ export class SessionCheckpoints {
     } catch {
       // none yet
     }
+    const dir = `${this.#repo.root}/index`;
+    const pointed = await readSmall(`${dir}/${NEWEST_INDEX}`, MAX_POINTER_BYTES).then(parsePointer);
+    if (pointed && pointed.sid !== this.#sid) {
+      if (await this.#repo.copyIndex(`${dir}/${pointed.sid}`, this.#indexFile, pointed)) return;
+    }
     let newest: { path: string; mtime: number } | undefined;
     for await (const e of Deno.readDir(`${this.#repo.root}/index`)) {
       if (!e.isFile || e.name.includes(".") || e.name.startsWith("restore-")) continue;
@@ -263,7 +303,30 @@ export class SessionCheckpoints {
       const mtime = (await Deno.lstat(path).catch(() => undefined))?.mtime?.getTime() ?? 0;
       if (!newest || mtime > newest.mtime) newest = { path, mtime };
     }
-    if (newest) await Deno.copyFile(newest.path, this.#indexFile).catch(() => {});
+    if (newest) await this.#repo.copyIndex(newest.path, this.#indexFile);
+  }
+
+  /**
+   * Names this session's index, and its tree, in {@link NEWEST_INDEX} (written whole, then
+   * renamed over the old one; best effort: without it the next session lists the directory).
+   */
+  async #pointHere(): Promise<void> {
+    const known = await this.#repo.indexTree(this.#indexFile);
+    if (!known || !INDEX_NAME.test(this.#sid)) return;
+    const dir = `${this.#repo.root}/index`;
+    // One temporary name per session: a crash between the write and the rename leaves at most
+    // one, which the session's removal takes with its index.
+    const tmp = `${dir}/${NEWEST_INDEX}.${this.#sid}.tmp`;
+    try {
+      await Deno.writeTextFile(
+        tmp,
+        JSON.stringify({ tree: known.tree, stamp: known.stamp, at: known.at, sid: this.#sid }),
+        { mode: 0o600 },
+      );
+      await Deno.rename(tmp, `${dir}/${NEWEST_INDEX}`);
+    } catch {
+      await Deno.remove(tmp).catch(() => {});
+    }
   }
 
   #notices(oversized: readonly string[]): string[] {

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { repoRoot } from "../../../server/checkpoints/open.ts";
-import { ShadowRepo } from "../../../server/checkpoints/repo.ts";
+import { NEWEST_INDEX, ShadowRepo } from "../../../server/checkpoints/repo.ts";
 import {
   checkpointsUsage,
   removeSessionCheckpoints,
@@ -40,8 +40,13 @@ Deno.test("deleting a session removes its checkpoints, and the repository with t
     assertEquals(used.workspaces, 1);
     assert(used.bytes > 0);
 
+    // What a crash between writing the newest-index pointer and renaming it leaves.
+    const stray = `${root}/index/${NEWEST_INDEX}.${a}.tmp`;
+    await Deno.writeTextFile(stray, "{");
     await removeSessionCheckpoints(dir, [a], () => {});
     assertEquals(await repo.refsUnder(`refs/scv/${a}/`), []);
+    assertEquals(await Deno.lstat(`${root}/index/${a}`).then(() => 1, () => 0), 0);
+    assertEquals(await Deno.lstat(stray).then(() => 1, () => 0), 0, "its stray pointer too");
     assertEquals((await repo.refsUnder(`refs/scv/${b}/`)).length, 2);
     assertEquals(await Deno.lstat(`${root}/sessions/${a}.jsonl`).then(() => 1, () => 0), 0);
     // The other session still rewinds.

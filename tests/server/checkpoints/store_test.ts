@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { planRestore, planSnapshot } from "../../../server/checkpoints/changes.ts";
 import { gitEnv, runGit } from "../../../server/checkpoints/git.ts";
-import { ShadowRepo } from "../../../server/checkpoints/repo.ts";
+import { NEWEST_INDEX, ShadowRepo, TREE_TAKEOVER_MS } from "../../../server/checkpoints/repo.ts";
 import { SessionCheckpoints } from "../../../server/checkpoints/session_checkpoints.ts";
 import {
   encodeLogRecord,
@@ -30,7 +30,7 @@ async function withDirs(fn: (ws: string, state: string) => Promise<void>): Promi
   }
 }
 
-function session(ws: string, state: string, settings = LIMITS, sid = crypto.randomUUID()) {
+function session(ws: string, state: string, settings = LIMITS, sid: string = crypto.randomUUID()) {
   return new SessionCheckpoints(new ShadowRepo(`${state}/repo`, ws), sid, settings);
 }
 
@@ -248,6 +248,63 @@ Deno.test("a snapshot with nothing staged since this process wrote the index's t
       await Deno.rename(`${index}.copy`, index);
       assertEquals(await repo.snapshot(index, LIMITS), changed);
       assert((await calls()).includes("write-tree"), "a replaced index is asked again");
+    });
+  });
+});
+
+Deno.test("a new session's first index is the one the newest snapshot named, with its tree: no listing of the others, no write-tree while nothing changed", async () => {
+  await withDirs(async (ws, state) => {
+    await withLoggedGit(state, async (calls) => {
+      await Deno.writeTextFile(`${ws}/a`, "one");
+      const first = session(ws, state, LIMITS, "s-first");
+      assertEquals(await turn(first, "t1", () => Promise.resolve()), []);
+      const dir = `${state}/repo/index`;
+      const pointer = () => Deno.readTextFile(`${dir}/${NEWEST_INDEX}`).then(JSON.parse);
+      assertEquals((await pointer()).sid, "s-first");
+      // Newer than the named index but not an index: listing the directory would take it.
+      await Deno.writeTextFile(`${dir}/zz-decoy`, "not an index");
+      await calls();
+      // Each session a new repository object: another process, which knows no tree yet.
+      const second = session(ws, state, LIMITS, "s-second");
+      assertEquals(await turn(second, "t1", () => Promise.resolve()), []);
+      assertEquals((await calls()).includes("write-tree"), false, "the named tree was taken");
+      assertEquals((await pointer()).sid, "s-second");
+      await Deno.writeTextFile(`${ws}/a`, "two");
+      const third = session(ws, state, LIMITS, "s-third");
+      assertEquals(await turn(third, "t1", () => Deno.writeTextFile(`${ws}/a`, "three")), []);
+      assert((await calls()).includes("write-tree"), "a change staged: a tree of its own");
+      assertEquals(await third.rewindFiles("t1"), { restored: ["a"], removed: [] });
+      assertEquals(await Deno.readTextFile(`${ws}/a`), "two");
+      await Deno.remove(`${dir}/zz-decoy`);
+      // A tree made longer ago than TREE_TAKEOVER_MS, an index changed since it was named, a
+      // torn pointer: git makes the tree again.
+      const old = await pointer();
+      await Deno.writeTextFile(
+        `${dir}/${NEWEST_INDEX}`,
+        JSON.stringify({ ...old, at: Date.now() - TREE_TAKEOVER_MS - 1 }),
+      );
+      await calls();
+      assertEquals(
+        await turn(session(ws, state, LIMITS, "s-late"), "t1", () => Promise.resolve()),
+        [],
+      );
+      assert((await calls()).includes("write-tree"), "too old to take over");
+      const named = await pointer();
+      await Deno.writeFile(`${dir}/${named.sid}`, await Deno.readFile(`${dir}/${named.sid}`));
+      await calls();
+      assertEquals(
+        await turn(session(ws, state, LIMITS, "s-touched"), "t1", () => Promise.resolve()),
+        [],
+      );
+      assert((await calls()).includes("write-tree"), "the index changed since");
+      await Deno.writeTextFile(`${dir}/${NEWEST_INDEX}`, "{");
+      await calls();
+      assertEquals(
+        await turn(session(ws, state, LIMITS, "s-torn"), "t1", () => Promise.resolve()),
+        [],
+      );
+      assert((await calls()).includes("write-tree"), "torn: the directory is listed");
+      assertEquals((await pointer()).sid, "s-torn", "and the pointer is whole again");
     });
   });
 });
