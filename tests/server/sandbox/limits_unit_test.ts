@@ -6,6 +6,8 @@ import {
   limitHint,
   pidsLauncher,
   prlimitArgv,
+  standbyInput,
+  standbyLauncher,
   validateSandboxLimits,
 } from "../../../server/sandbox/limits.ts";
 import { validateConfigObject } from "../../../server/config.ts";
@@ -128,6 +130,35 @@ Deno.test("a launch removes the cgroups of an scv that no longer runs, and keeps
     assertEquals(said.trim(), "ran");
     const left = (await Array.fromAsync(Deno.readDir(`${root}/pids`))).map((e) => e.name).sort();
     assertEquals(left, ["cgroup.procs", `scv-${Deno.pid}-9`]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a standby launcher runs its call with exactly the call's environment, the command found on its PATH", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/pids`);
+    await Deno.writeTextFile(`${root}/pids/cgroup.procs`, "");
+    const line = standbyLauncher(8, "1", Deno.pid);
+    const args = line.args.map((a) => a.replaceAll("/sys/fs/cgroup", root));
+    // The launcher's own environment holds more than scv gives it: none of it reaches the call.
+    const child = new Deno.Command(line.command, {
+      args,
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin", LEAK: "the provider key", HOME: "/root" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const w = child.stdin.getWriter();
+    await w.write(standbyInput({ A: "1 2", B: "" }, ["env"]));
+    await w.close();
+    const out = await child.output();
+    const lines = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "");
+    // bash itself puts `_` (the command's path) into what it runs.
+    assertEquals(lines.filter((l) => !l.startsWith("_=")).sort(), ["A=1 2", "B="]);
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
   } finally {
     await Deno.remove(root, { recursive: true });
   }
