@@ -82,6 +82,14 @@ async function stampOf(path: string): Promise<string | undefined> {
 export const NEWEST_INDEX = "newest.json";
 
 /**
+ * The temporary file session `sid` writes {@link NEWEST_INDEX} through: one name per session, so
+ * a crash between the write and the rename leaves at most one, removed with the session.
+ */
+export function newestIndexTemp(sid: string): string {
+  return `${NEWEST_INDEX}.${sid}.tmp`;
+}
+
+/**
  * An index file's tree as `git write-tree` made it: the file's identity (inode, size, times) at
  * the time, and when the tree was made (ms since the epoch).
  */
@@ -306,8 +314,9 @@ export class ShadowRepo {
     } catch {
       return false;
     }
-    const fresh = known !== undefined && known.stamp === before &&
-      Date.now() - known.at < TREE_TAKEOVER_MS && known.at <= Date.now();
+    const now = Date.now();
+    const fresh = known !== undefined && known.stamp === before && known.at <= now &&
+      now - known.at < TREE_TAKEOVER_MS;
     if (fresh && await stampOf(source) === before) {
       const stamp = await stampOf(target);
       if (stamp !== undefined) this.#written.set(target, { tree: known.tree, stamp, at: known.at });

@@ -7,7 +7,7 @@
  * @module
  */
 import { errorText } from "../error_text.ts";
-import { NEWEST_INDEX, ShadowRepo, treeBytes } from "./repo.ts";
+import { newestIndexTemp, ShadowRepo, treeBytes } from "./repo.ts";
 
 /** The shadow repositories' directories under the checkpoints directory. */
 async function roots(dir: string): Promise<string[]> {
@@ -48,7 +48,7 @@ export async function removeSessionCheckpoints(
         await repo.updateRefs(refs.map((ref) => ({ ref, sha: null })));
         await Deno.remove(`${root}/sessions/${id}.jsonl`).catch(() => {});
         await Deno.remove(`${root}/index/${id}`).catch(() => {});
-        await Deno.remove(`${root}/index/${NEWEST_INDEX}.${id}.tmp`).catch(() => {});
+        await Deno.remove(`${root}/index/${newestIndexTemp(id)}`).catch(() => {});
       }
       let left = 0;
       for await (const _ of Deno.readDir(`${root}/sessions`)) left++;

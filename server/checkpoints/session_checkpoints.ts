@@ -9,7 +9,14 @@
 import { titleOf } from "../sessions/records.ts";
 import { errorText } from "../error_text.ts";
 import type { SnapshotLimits } from "./changes.ts";
-import { type IndexTree, NEWEST_INDEX, type Restored, type ShadowRepo, treeBytes } from "./repo.ts";
+import {
+  type IndexTree,
+  NEWEST_INDEX,
+  newestIndexTemp,
+  type Restored,
+  type ShadowRepo,
+  treeBytes,
+} from "./repo.ts";
 import {
   type Checkpoint,
   encodeLogRecord,
@@ -126,7 +133,11 @@ export class SessionCheckpoints {
   readonly #sid: string;
   readonly #settings: CheckpointSettings;
   readonly #logPath: string;
+  /** The repository's directory of sessions' index files. */
+  readonly #indexDir: string;
   readonly #indexFile: string;
+  /** What this session last wrote to {@link NEWEST_INDEX}: the same again is not rewritten. */
+  #pointed: string | undefined;
   #checkpoints: Checkpoint[] | undefined;
   /** Turns that already tried their "before" snapshot in this process. */
   #tried = new Set<string>();
@@ -145,7 +156,8 @@ export class SessionCheckpoints {
     this.#sid = sid;
     this.#settings = settings;
     this.#logPath = `${repo.root}/sessions/${sid}.jsonl`;
-    this.#indexFile = `${repo.root}/index/${sid}`;
+    this.#indexDir = `${repo.root}/index`;
+    this.#indexFile = `${this.#indexDir}/${sid}`;
   }
 
   /** Runs `f` after every earlier operation. */
@@ -250,7 +262,7 @@ export class SessionCheckpoints {
       ...(signal ? [signal] : []),
     ]);
     const run = (async () => {
-      await Deno.mkdir(`${this.#repo.root}/index`, { recursive: true, mode: 0o700 });
+      await Deno.mkdir(this.#indexDir, { recursive: true, mode: 0o700 });
       await this.#seedIndex();
       const s = await this.#repo.snapshot(this.#indexFile, this.#settings, hard);
       if (s.kind === "taken") await this.#pointHere();
@@ -291,15 +303,15 @@ export class SessionCheckpoints {
     } catch {
       // none yet
     }
-    const dir = `${this.#repo.root}/index`;
+    const dir = this.#indexDir;
     const pointed = await readSmall(`${dir}/${NEWEST_INDEX}`, MAX_POINTER_BYTES).then(parsePointer);
     if (pointed && pointed.sid !== this.#sid) {
       if (await this.#repo.copyIndex(`${dir}/${pointed.sid}`, this.#indexFile, pointed)) return;
     }
     let newest: { path: string; mtime: number } | undefined;
-    for await (const e of Deno.readDir(`${this.#repo.root}/index`)) {
+    for await (const e of Deno.readDir(dir)) {
       if (!e.isFile || e.name.includes(".") || e.name.startsWith("restore-")) continue;
-      const path = `${this.#repo.root}/index/${e.name}`;
+      const path = `${dir}/${e.name}`;
       const mtime = (await Deno.lstat(path).catch(() => undefined))?.mtime?.getTime() ?? 0;
       if (!newest || mtime > newest.mtime) newest = { path, mtime };
     }
@@ -309,21 +321,25 @@ export class SessionCheckpoints {
   /**
    * Names this session's index, and its tree, in {@link NEWEST_INDEX} (written whole, then
    * renamed over the old one; best effort: without it the next session lists the directory).
+   * A snapshot that left the index as this session last named it (a closing snapshot with
+   * nothing new) writes nothing: a pointer another session wrote since may stand, as any recent
+   * index serves (the next snapshot stages what differs).
    */
   async #pointHere(): Promise<void> {
     const known = await this.#repo.indexTree(this.#indexFile);
     if (!known || !INDEX_NAME.test(this.#sid)) return;
-    const dir = `${this.#repo.root}/index`;
-    // One temporary name per session: a crash between the write and the rename leaves at most
-    // one, which the session's removal takes with its index.
-    const tmp = `${dir}/${NEWEST_INDEX}.${this.#sid}.tmp`;
+    const text = JSON.stringify({
+      tree: known.tree,
+      stamp: known.stamp,
+      at: known.at,
+      sid: this.#sid,
+    });
+    if (text === this.#pointed) return;
+    const tmp = `${this.#indexDir}/${newestIndexTemp(this.#sid)}`;
     try {
-      await Deno.writeTextFile(
-        tmp,
-        JSON.stringify({ tree: known.tree, stamp: known.stamp, at: known.at, sid: this.#sid }),
-        { mode: 0o600 },
-      );
-      await Deno.rename(tmp, `${dir}/${NEWEST_INDEX}`);
+      await Deno.writeTextFile(tmp, text, { mode: 0o600 });
+      await Deno.rename(tmp, `${this.#indexDir}/${NEWEST_INDEX}`);
+      this.#pointed = text;
     } catch {
       await Deno.remove(tmp).catch(() => {});
     }

@@ -89,7 +89,7 @@ async function configuredProvider(
  *
  * A server that, asked within the last day, listed the model and named no window (a proxy,
  * LocalAI, a mock) is not asked for the process's first turn, which then goes out at once: it is
- * asked when the next turn starts (docs/performance.md, "the window probe").
+ * asked when the next turn starts (docs/local_models.md).
  */
 function askServerWindow(
   config: Config,

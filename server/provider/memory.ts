@@ -226,21 +226,28 @@ export class ProviderMemory {
 
   /** Remembers that the server listed this model and named no window. */
   rememberNoWindow(baseUrl: string, model: string): Promise<void> {
-    const key = memoryKey(baseUrl, model);
-    const old = this.#file.windows[key];
-    if (old?.none && this.#now() - old.at < MEMORY_TTL_MS / 2) return Promise.resolve();
-    this.#file.windows[key] = { at: this.#now(), none: true };
-    return this.#write();
+    return this.#rememberAnswer(baseUrl, model, { none: true }, (old) => old.none === true);
   }
 
   /** Remembers the window the server reported. */
   rememberWindow(baseUrl: string, model: string, tokens: number, source: string): Promise<void> {
+    const entry = { tokens, source: source.slice(0, 200) };
+    return this.#rememberAnswer(baseUrl, model, entry, (old) => old.tokens === tokens);
+  }
+
+  /** Writes a window answer, unless `same` says the entry holds it and is under half a day old. */
+  #rememberAnswer(
+    baseUrl: string,
+    model: string,
+    answer: Omit<Entry, "at">,
+    same: (old: Entry) => boolean,
+  ): Promise<void> {
     const key = memoryKey(baseUrl, model);
     const old = this.#file.windows[key];
-    if (old?.tokens === tokens && this.#now() - old.at < MEMORY_TTL_MS / 2) {
+    if (old && same(old) && this.#now() - old.at < MEMORY_TTL_MS / 2) {
       return Promise.resolve(); // known and fresh: no write per session
     }
-    this.#file.windows[key] = { at: this.#now(), tokens, source: source.slice(0, 200) };
+    this.#file.windows[key] = { at: this.#now(), ...answer };
     return this.#write();
   }
 }

@@ -38,11 +38,20 @@ function positive(v: unknown): number | undefined {
   return typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : undefined;
 }
 
+/** Whether a model list's entry names `model` (`id`, `model` or `name`). */
+function namesModel(e: Json, model: string): boolean {
+  return e.id === model || e.model === model || e.name === model;
+}
+
+/** The entries of a model list (`data`), those that are objects. */
+function entriesOf(list: unknown): Json[] {
+  return Array.isArray(list) ? list.map(obj).filter((e): e is Json => e !== undefined) : [];
+}
+
 /** The entry of a model list that is `model`, or the only one when the list has one. */
 function entryFor(list: unknown, model: string): Json | undefined {
-  if (!Array.isArray(list)) return undefined;
-  const entries = list.map(obj).filter((e): e is Json => e !== undefined);
-  return entries.find((e) => e.id === model || e.model === model || e.name === model) ??
+  const entries = entriesOf(list);
+  return entries.find((e) => namesModel(e, model)) ??
     (entries.length === 1 ? entries[0] : undefined);
 }
 
@@ -156,13 +165,6 @@ export interface ProbeResult {
   listed: boolean;
 }
 
-/** Whether an OpenAI-style model list names `model` itself. */
-function listsModel(json: unknown, model: string): boolean {
-  const list = obj(json)?.data;
-  return Array.isArray(list) &&
-    list.some((e) => obj(e)?.id === model || obj(e)?.model === model || obj(e)?.name === model);
-}
-
 /**
  * Asks a local server for its context window: `GET {base}/models` first (llama.cpp, vLLM),
  * then, at the server's root, llama.cpp's `/props`, LM Studio's `/api/v0/models` and Ollama's
@@ -177,7 +179,6 @@ export async function probeServerWindow(options: ProbeOptions): Promise<ProbeRes
     parse: (json: unknown) => ServerWindow | undefined,
     label: string,
     body?: string,
-    onJson?: (json: unknown) => void,
   ): Promise<ServerWindow | undefined> => {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? PROBE_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -197,22 +198,17 @@ export async function probeServerWindow(options: ProbeOptions): Promise<ProbeRes
         waitMs: options.timeoutMs ?? PROBE_TIMEOUT_MS,
         signal,
       });
-      const json = JSON.parse(text);
-      onJson?.(json);
-      const w = parse(json);
+      const w = parse(JSON.parse(text));
       return w ? { tokens: w.tokens, source: `${label} ${w.source}` } : undefined;
     } catch {
       return undefined; // not this server's shape, or no answer: another probe may know
     }
   };
   let listed = false;
-  const models = await ask(
-    endpointUrl(options.baseUrl, "/models"),
-    (j) => windowFromModels(j, options.model),
-    "/v1/models",
-    undefined,
-    (j) => (listed = listsModel(j, options.model)),
-  );
+  const models = await ask(endpointUrl(options.baseUrl, "/models"), (j) => {
+    listed = entriesOf(obj(j)?.data).some((e) => namesModel(e, options.model));
+    return windowFromModels(j, options.model);
+  }, "/v1/models");
   if (models) return { window: models, listed };
   const found = await Promise.all([
     ask(`${root}/props`, windowFromProps, "/props"),

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { repoRoot } from "../../../server/checkpoints/open.ts";
-import { NEWEST_INDEX, ShadowRepo } from "../../../server/checkpoints/repo.ts";
+import { newestIndexTemp, ShadowRepo } from "../../../server/checkpoints/repo.ts";
 import {
   checkpointsUsage,
   removeSessionCheckpoints,
@@ -41,7 +41,7 @@ Deno.test("deleting a session removes its checkpoints, and the repository with t
     assert(used.bytes > 0);
 
     // What a crash between writing the newest-index pointer and renaming it leaves.
-    const stray = `${root}/index/${NEWEST_INDEX}.${a}.tmp`;
+    const stray = `${root}/index/${newestIndexTemp(a)}`;
     await Deno.writeTextFile(stray, "{");
     await removeSessionCheckpoints(dir, [a], () => {});
     assertEquals(await repo.refsUnder(`refs/scv/${a}/`), []);

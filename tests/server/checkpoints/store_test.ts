@@ -269,6 +269,10 @@ Deno.test("a new session's first index is the one the newest snapshot named, wit
       assertEquals(await turn(second, "t1", () => Promise.resolve()), []);
       assertEquals((await calls()).includes("write-tree"), false, "the named tree was taken");
       assertEquals((await pointer()).sid, "s-second");
+      // Another turn that changes nothing: the pointer already says it, and is not written again.
+      const ino = (await Deno.stat(`${dir}/${NEWEST_INDEX}`)).ino;
+      assertEquals(await turn(second, "t2", () => Promise.resolve()), []);
+      assertEquals((await Deno.stat(`${dir}/${NEWEST_INDEX}`)).ino, ino);
       await Deno.writeTextFile(`${ws}/a`, "two");
       const third = session(ws, state, LIMITS, "s-third");
       assertEquals(await turn(third, "t1", () => Deno.writeTextFile(`${ws}/a`, "three")), []);
@@ -297,6 +301,29 @@ Deno.test("a new session's first index is the one the newest snapshot named, wit
         [],
       );
       assert((await calls()).includes("write-tree"), "the index changed since");
+      // A pointer past its size bound is not read (this one would be whole and fresh otherwise).
+      const whole = await pointer();
+      await Deno.writeTextFile(
+        `${dir}/${NEWEST_INDEX}`,
+        JSON.stringify({ ...whole, at: Date.now(), pad: "x".repeat(5000) }),
+      );
+      await calls();
+      assertEquals(
+        await turn(session(ws, state, LIMITS, "s-padded"), "t1", () => Promise.resolve()),
+        [],
+      );
+      assert((await calls()).includes("write-tree"), "oversized: the directory is listed");
+      // A pointer naming a path, not a session's index, is not followed out of the directory.
+      await Deno.writeTextFile(
+        `${dir}/${NEWEST_INDEX}`,
+        JSON.stringify({ ...whole, sid: "../git/HEAD", at: Date.now() }),
+      );
+      await calls();
+      assertEquals(
+        await turn(session(ws, state, LIMITS, "s-pathed"), "t1", () => Promise.resolve()),
+        [],
+      );
+      assert((await calls()).includes("write-tree"), "a path: the directory is listed");
       await Deno.writeTextFile(`${dir}/${NEWEST_INDEX}`, "{");
       await calls();
       assertEquals(
