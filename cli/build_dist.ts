@@ -6,7 +6,8 @@
  * of its wall time, 3.5 of CPU; the disk holds each shared module once per command). The npm
  * packages stay external, loaded from Deno's cache when a run first imports them, all but
  * @noble/hashes, which is on the text turn's path and whose npm form boots Deno's
- * Node layer. The workers (`new URL("./x_worker.ts", import.meta.url)`) keep running from the
+ * Node layer, and zod, which the build takes from npm rather than from the sources' one-module
+ * copy ({@link bundleImports}). The workers (`new URL("./x_worker.ts", import.meta.url)`) keep running from the
  * sources: their URLs are rewritten to the source files.
  *
  * `deno run` reads every module a literal `import()` names before any code runs: with every
@@ -25,6 +26,7 @@
  *
  * @module
  */
+import { ZOD } from "../protocol/zod/generate.ts";
 import {
   COMMANDS,
   DIST_FORMAT,
@@ -63,7 +65,13 @@ async function run(args: string[], cwd: string): Promise<string> {
  * this script (what it makes follows it: which chunks stay literal, say).
  */
 async function sourcesOf(root: string): Promise<string[]> {
-  const files = new Set<string>(["deno.json", "deno.lock", "cli/build_dist.ts"]);
+  // protocol/zod/generate.ts names the zod the bundles take from npm (bundleImports).
+  const files = new Set<string>([
+    "deno.json",
+    "deno.lock",
+    "cli/build_dist.ts",
+    "protocol/zod/generate.ts",
+  ]);
   for (const name of COMMANDS) {
     const info = JSON.parse(
       await run(["info", "--json", "--config", `${root}/deno.json`, `cli/${name}.ts`], root),
@@ -90,6 +98,39 @@ export function externalFlags(imports: Record<string, string>): string[] {
     flags.push("--external", key.endsWith("/") ? `${key}*` : key);
   }
   return flags;
+}
+
+/**
+ * The import map the bundles are made with: deno.json's, its local targets made absolute (the
+ * map is written under `dist/`, and a relative target resolves against the map's own place),
+ * and zod taken from npm. The sources import protocol/zod/zod.js, zod joined into one module,
+ * which `deno run` reads faster than zod's ~100 files; but in it every export hangs off one
+ * namespace object, so esbuild cannot drop what scv never calls. Bundled from npm's files, with
+ * the sources' `import * as z`, esbuild keeps only the zod a command uses: exec's zod chunk
+ * went from 758 KB to 198 KB (docs/performance.md).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bundleImports } from "./build_dist.ts";
+ * const map = bundleImports({ zod: "./protocol/zod/zod.js", ignore: "npm:ignore@^7.0.0" }, "/r");
+ * assert.equal(map.zod, "npm:zod@4.6.7");
+ * assert.equal(map.ignore, "npm:ignore@^7.0.0");
+ * ```
+ */
+export function bundleImports(
+  imports: Readonly<Record<string, string>>,
+  root: string,
+): Record<string, string> {
+  const base = new URL(`file://${root.replace(/\/+$/, "")}/`);
+  const out: Record<string, string> = {};
+  for (const [key, target] of Object.entries(imports)) {
+    out[key] = target.startsWith("./") || target.startsWith("../")
+      ? new URL(target, base).href
+      : target;
+  }
+  out.zod = ZOD;
+  return out;
 }
 
 const WORKER_URL = /new URL\("\.\/([A-Za-z0-9_]+\.ts)", import\.meta\.url\)/g;
@@ -133,8 +174,9 @@ export function rewriteUrls(chunk: string, urls: ReadonlyMap<string, string>): s
  * The modules imported by `import()` that an `exec` or server text turn imports (found by
  * tracing which chunks such turns open): their chunks are read at the start. A module named
  * here that has no chunk of its own fails the build. Not the tools': `bash`'s chunk brings zod
- * (760 KB), which a text turn then read for nothing (+4-8 ms and +1.3 MB); read at a tool turn's
- * first call instead, its chunks come together, beside the call's checkpoint snapshot.
+ * (760 KB then), which a text turn then read for nothing (+4-8 ms and +1.3 MB); read at a tool
+ * turn's first call instead, its chunks come together, beside the call's checkpoint snapshot.
+ * Tried again with zod shaken to 198 KB (bundleImports): both turns were still slower.
  */
 export const HOT_MODULES: readonly string[] = [
   "server/peon/handlers/session_start.ts",
@@ -258,12 +300,15 @@ async function bundleCommand(
   name: string,
   out: string,
   imports: Record<string, string>,
+  importMap: string,
   urls: ReadonlyMap<string, string>,
 ): Promise<void> {
   await run([
     "bundle",
     "--config",
     `${root}/deno.json`,
+    "--import-map",
+    importMap,
     "--code-splitting",
     "--platform",
     "deno",
@@ -321,12 +366,18 @@ export async function buildDist(root: string): Promise<string> {
   await Deno.mkdir(distDir, { recursive: true });
   const build = `b${Date.now().toString(36)}${crypto.randomUUID().slice(0, 4)}`;
   const tmp = `${distDir}/.tmp-${build}`;
+  // A dot name, as a crash's leftovers are removed by prune() like a `.tmp-` build's.
+  const importMap = `${distDir}/.imports-${build}.json`;
   try {
+    await Deno.writeTextFile(
+      importMap,
+      JSON.stringify({ imports: bundleImports(imports, root) }, null, 2) + "\n",
+    );
     // Two at a time: the machines this runs on have two cores.
     const queue = [...COMMANDS];
     const bundleNext = async (): Promise<void> => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        await bundleCommand(root, name, `${tmp}/${name}`, imports, urls);
+        await bundleCommand(root, name, `${tmp}/${name}`, imports, importMap, urls);
       }
     };
     // Settled both, so that neither writes into the directory after a failure removed it.
@@ -341,6 +392,8 @@ export async function buildDist(root: string): Promise<string> {
   } catch (e) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
     throw e;
+  } finally {
+    await Deno.remove(importMap).catch(() => {});
   }
   const manifest: DistManifest = { format: DIST_FORMAT, build, sources: stats };
   const manifestTmp = `${distDir}/.manifest-${build}.json`;

@@ -1,5 +1,5 @@
 // A Peon server on stdin/stdout with one extra tool, next to the built-in ones.
-import { z } from "zod";
+import * as z from "zod";
 import { builtinTools, defineTool, loadConfig, serve, ToolRegistry } from "../mod.ts";
 
 const wordCount = defineTool({

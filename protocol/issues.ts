@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { z } from "zod";
+ * import * as z from "zod";
  * import { TurnStartMessage } from "./schema.ts";
  * import { describeIssues } from "./issues.ts";
  * const r = TurnStartMessage.safeParse({ type: "turn.start", request_id: "1" });

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { PROTOCOL_VERSION, SCV_VERSION } from "./constants.ts";
 import { CLIENT_MESSAGES, SERVER_EVENTS } from "./schema.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_PLAN_STEP_CHARS, MAX_PLAN_STEPS, PLAN_STATUSES } from "./constants.ts";
 
 /**

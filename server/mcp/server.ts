@@ -10,7 +10,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { z } from "zod";
+import * as z from "zod";
 import { SCV_VERSION } from "../../protocol/constants.ts";
 import { clip, errorText } from "../error_text.ts";
 import { isStdio, type McpServerConfig } from "../mcp_servers.ts";

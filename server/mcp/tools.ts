@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { errorText } from "../error_text.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";

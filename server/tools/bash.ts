@@ -25,7 +25,7 @@
  * @module
  */
 import { errorText } from "../error_text.ts";
-import { z } from "zod";
+import * as z from "zod";
 import {
   defineTool,
   MAX_TIMER_MS,

@@ -5,7 +5,7 @@
  * @module
  */
 import { looksBinary } from "./binary.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { displayPath, writeTarget } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";

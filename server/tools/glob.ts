@@ -4,7 +4,7 @@
  * @module
  */
 import * as path from "../posix_path.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { type GlobMatcher, globMatcher, globScope } from "./glob_pattern.ts";
 import { walk } from "./walk.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { directoryEnding, locate, readRisk } from "./workspace.ts";
 import { globMatcher } from "./glob_pattern.ts";

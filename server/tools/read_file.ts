@@ -5,7 +5,7 @@
  * @module
  */
 import { BINARY_SNIFF_BYTES } from "./binary.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { directoryEnding, locate, openedInside, readRisk } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";

@@ -40,7 +40,7 @@ function derivedParameters(tool: AnyTool): Record<string, unknown> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { z } from "zod";
+ * import * as z from "zod";
  * import { ToolRegistry } from "./registry.ts";
  * import { defineTool } from "./tool.ts";
  * const r = new ToolRegistry();

@@ -218,7 +218,7 @@ export type AnyTool = Tool<any>;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { z } from "zod";
+ * import * as z from "zod";
  * import { defineTool } from "./tool.ts";
  * const echo = defineTool({
  *   name: "echo",

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { PlanSteps } from "../../protocol/plan_schema.ts";
 import { planResult } from "../../protocol/plan_text.ts";
 import { defineTool } from "./tool.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SCV_VERSION } from "../../protocol/constants.ts";
 import { errorText } from "../error_text.ts";
 import { truncateText } from "./output.ts";

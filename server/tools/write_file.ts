@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, stopMessage, type ToolContext, type ToolResult } from "./tool.ts";
 import { writeTarget } from "./workspace.ts";
 import { fileErrorMessage } from "./permission.ts";

@@ -10,8 +10,10 @@ import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
 import { staticGraph } from "../support/deno_graph.ts";
 import { COMMANDS, freshBuild, freshDist, LEASE_FILE } from "../../cli/dist.ts";
+import { ZOD } from "../../protocol/zod/generate.ts";
 import {
   BUNDLED_PACKAGES,
+  bundleImports,
   externalFlags,
   HOT_MODULES,
   hotChunks,
@@ -91,6 +93,30 @@ Deno.test("the build leaves every npm package external but the ones it bundles",
     "web-tree-sitter/*",
   ]);
   assert.deepEqual([...BUNDLED_PACKAGES].sort(), ["@noble/hashes/", "zod"]);
+});
+
+Deno.test("the build's import map takes zod from npm and makes every local target absolute", () => {
+  const map = bundleImports({
+    zod: "./protocol/zod/zod.js",
+    commander: "npm:commander@^14.0.0",
+    "@noble/hashes/": "npm:/@noble/hashes@2.0.1/",
+    local: "./server/x.ts",
+    up: "../elsewhere/y.ts",
+  }, "/w/my checkout/");
+  assert.deepEqual(map, {
+    zod: ZOD,
+    commander: "npm:commander@^14.0.0",
+    "@noble/hashes/": "npm:/@noble/hashes@2.0.1/",
+    local: "file:///w/my%20checkout/server/x.ts",
+    up: "file:///w/elsewhere/y.ts",
+  });
+  // deno.json's own map: every key kept, zod the only one changed.
+  const imports = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.json`)).imports;
+  const built = bundleImports(imports, ROOT);
+  assert.deepEqual(Object.keys(built).sort(), Object.keys(imports).sort());
+  for (const key of Object.keys(imports)) {
+    if (key !== "zod") assert.equal(built[key], imports[key], key);
+  }
 });
 
 Deno.test("the build points each module URL a chunk makes at its source file", () => {
@@ -367,6 +393,15 @@ Deno.test("the build runs a text turn, a grep through its worker and the server'
       if (command === "exec") {
         assert.equal(literal.size, HOT_MODULES.length, [...literal].join(" "));
         assert.ok(computed > 0);
+        // zod is bundled from npm's files and shaken to what exec uses: the whole of zod, as
+        // in protocol/zod/zod.js, is ~760 KB (build_dist.ts's bundleImports says why).
+        let zod = 0;
+        for await (const e of Deno.readDir(dir)) {
+          const chunk = await Deno.readTextFile(`${dir}/${e.name}`);
+          if (chunk.includes('"$ZodObject"')) zod += chunk.length;
+        }
+        assert.ok(zod > 0, "no chunk of exec's holds zod");
+        assert.ok(zod < 400_000, `exec's zod is ${zod} characters`);
       }
       // The TUI loads as from the sources: every chunk import literal (build_dist.ts says why).
       if (command === "tui_command") assert.equal(computed, 0);

@@ -1,6 +1,6 @@
 /** describeIssues: one line naming what is wrong, for protocol frames and for tool arguments. */
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { describeIssues, TurnStartMessage } from "../../protocol/schema.ts";
 
 const args = z.object({ path: z.string(), limit: z.number().optional() });

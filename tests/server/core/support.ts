@@ -2,7 +2,7 @@
  * The agent loop in process: a scripted in-memory provider, scripted tools and approvals, a
  * recording sink, and a harness that runs one turn with them. No process, no HTTP.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { assert, assertEquals } from "../../support/assert.ts";
 import type { TurnEnd, TurnEvent } from "../../../protocol/turn_events.ts";
 import type { ApprovalRequest, Approvals } from "../../../server/core/approvals.ts";

@@ -5,7 +5,7 @@
  * after they load. `UPDATE=1 deno test -A` on this file rewrites the JSON.
  */
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { builtinTools } from "../../../server/tools/builtin.ts";
 import { LAZY_BUILTIN_NAMES, lazyBuiltinTools } from "../../../server/tools/lazy_builtin.ts";
 import type { AnyTool } from "../../../server/tools/tool.ts";

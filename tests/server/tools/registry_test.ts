@@ -3,7 +3,7 @@
  * they are; a zod schema states its own; anything else is refused by name.
  */
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { ToolRegistry } from "../../../server/tools/registry.ts";
 import { defineTool } from "../../../server/tools/tool.ts";
 
