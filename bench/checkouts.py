@@ -15,8 +15,9 @@ KEEP_HOME=1 each checkout keeps one HOME across its runs instead, as a user's la
 the user's Deno cache (DENO_DIR), after one warm-up run each. A checkout that has `deno task build`
 (cli/build_dist.ts) is built first, as the README tells its users to; BUILD=0 leaves each checkout
 as it is (without a build, main.ts runs the sources). Wall time is taken around the
-process; CPU time (user + system, microseconds) and peak RSS come from wait4(), not from
-/proc's 10 ms ticks and not from a polling wait. Prints the medians. The mock is
+process, and the time to its first byte on stdout (an exec's first delta) from the same start;
+CPU time (user + system, microseconds) and peak RSS come from wait4(), not from /proc's 10 ms
+ticks and not from a polling wait. Prints the medians. The mock is
 ../shared/peer-bench/mock_openai.py (PEER_BENCH overrides where that is).
 """
 import json
@@ -74,11 +75,20 @@ def run_once(scenario, checkout, env, work):
                                                         *PROMPTS[scenario]]
     p = subprocess.Popen(["deno", "run", *FLAGS, main, *args], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, env=env, cwd=work)
-    out = p.stdout.read()
+    # Read as it comes, to time the first byte on stdout (the answer's first delta).
+    chunks, first = [], None
+    while True:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        if first is None:
+            first = time.perf_counter()
+        chunks.append(chunk)
+    out = b"".join(chunks)
     _, status, usage = os.wait4(p.pid, 0)
     wall = (time.perf_counter() - start) * 1000
     want = {"text": b"tick", "tool": REPLY.encode(), "version": b"scv "}[scenario]
-    return wall, None, usage, status == 0 and want in out
+    return wall, ((first or start) - start) * 1000, usage, status == 0 and want in out
 
 
 def main():
@@ -131,8 +141,8 @@ def main():
                 print(f"  initialized {med(lambda x: x[0]):6.1f} ms  session.started "
                       f"{med(lambda x: x[1]):6.1f} ms  ok {ok}/{len(v)}  {c}")
             else:
-                print(f"  wall {med(lambda x: x[0]):6.1f} ms  cpu {cpu:6.1f} ms  peak RSS {rss:5.1f} MB"
-                      f"  ok {ok}/{len(v)}  {c}")
+                print(f"  first output {med(lambda x: x[1]):6.1f} ms  wall {med(lambda x: x[0]):6.1f} ms"
+                      f"  cpu {cpu:6.1f} ms  peak RSS {rss:5.1f} MB  ok {ok}/{len(v)}  {c}")
     finally:
         mock.kill()
         shutil.rmtree(root, ignore_errors=True)
