@@ -15,6 +15,7 @@ import type { ImageAttachment, ServerEvent } from "../protocol/schema.ts";
 import { execFrameLimit, readExecImages } from "./exec_images.ts";
 import { planText } from "../protocol/plan_text.ts";
 import { serve } from "../server/peon/serve.ts";
+import { after, type Timer } from "../server/timer.ts";
 
 /** Exit statuses of `scv exec`. */
 export const EXEC_EXIT = { completed: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -68,19 +69,29 @@ const defaultIO: ExecIO = {
 
 /** The signals that end `scv exec` the way a first Ctrl+C does: the turn is cancelled. */
 const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/** How long stdout must have been quiet for a text to go out at once rather than batched. */
+export const QUIET_MS = 10;
+
 /**
  * Stdout coalesced per event-loop task: a flood of deltas costs one write per batch instead of
- * one per delta. Stderr goes out at once, after what stdout holds, so their order is kept.
+ * one per delta. A text after {@link QUIET_MS} of quiet (the answer's first delta, say) goes out
+ * at once: waiting a task for more would only delay what the user sees first. Stderr goes out at
+ * once, after what stdout holds, so their order is kept. `now` is the clock, in milliseconds.
  */
-function coalesced(io: ExecIO): ExecIO & { flush: () => void } {
+export function coalesced(
+  io: ExecIO,
+  now: () => number = () => performance.now(),
+): ExecIO & { flush: () => void } {
   let pending = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
+  let lastWrite = -Infinity;
   const flush = () => {
-    if (timer !== undefined) clearTimeout(timer);
+    timer?.cancel();
     timer = undefined;
     if (pending === "") return;
     const text = pending;
     pending = "";
+    lastWrite = now();
     io.stdout(text);
   };
   return {
@@ -88,7 +99,8 @@ function coalesced(io: ExecIO): ExecIO & { flush: () => void } {
       pending += text;
       // One batch stays well under a pipe's buffer, so no write is ever huge.
       if (pending.length >= 64 * 1024) flush();
-      else timer ??= setTimeout(flush, 0);
+      else if (timer === undefined && now() - lastWrite >= QUIET_MS) flush();
+      else timer ??= after(0, flush);
     },
     stderr: (text) => {
       flush();

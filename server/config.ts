@@ -9,6 +9,7 @@ import { stripUrlCredentials } from "./error_text.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import { type McpServerConfig, validateMcpServers } from "./mcp_servers.ts";
 import { HOST_PATTERN } from "./host_pattern.ts";
+import { MAX_TIMER_MS } from "./timer.ts";
 import { type ModelPrice, validatePricing } from "./pricing.ts";
 import { type HooksConfig, mergeHooks, validateHooks } from "./hooks_config.ts";
 import {
@@ -263,10 +264,10 @@ const positiveInt: KeyRule = {
   expected: "must be a positive integer",
   valid: (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0,
 };
-/** Timers: a positive integer that `setTimeout` can hold (it overflows past 2^31 - 1 ms). */
+/** Timers: a positive integer that a timer can hold (it overflows past 2^31 - 1 ms). */
 const positiveMs: KeyRule = {
-  expected: "must be a positive integer of milliseconds, at most 2147483647",
-  valid: (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0 && v <= 2147483647,
+  expected: `must be a positive integer of milliseconds, at most ${MAX_TIMER_MS}`,
+  valid: (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0 && v <= MAX_TIMER_MS,
 };
 const nonEmpty: KeyRule = {
   expected: "must be a non-empty string",

@@ -6,6 +6,7 @@
  */
 import { expandEnvReferences } from "./env_refs.ts";
 import { HOST_PATTERN } from "./host_pattern.ts";
+import { MAX_TIMER_MS } from "./timer.ts";
 
 /** What every server entry has, stdio or HTTP. */
 export interface McpServerCommon {
@@ -58,7 +59,6 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_ARGS = 256;
 const MAX_MAP_ENTRIES = 128;
 const MAX_STRING = 8192;
-const MAX_TIMER_MS = 2147483647;
 
 const COMMON_KEYS = ["enabled", "startup_timeout_ms", "tool_timeout_ms", "trust"];
 const STDIO_KEYS = ["command", "args", "env", "cwd", "sandbox", "network", ...COMMON_KEYS];

@@ -35,6 +35,7 @@ import type { OpenContext } from "./open_session.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Runtime } from "../core/runtime.ts";
 import type { McpHost } from "../mcp/host.ts";
+import { after } from "../timer.ts";
 
 /** Sessions one connection may have open at once (`session/close` frees a place). */
 export const MAX_ACP_SESSIONS = 64;
@@ -155,10 +156,10 @@ async function openContext(state: ConnectionState, client: AgentContext): Promis
 function initialize(state: ConnectionState, params: InitializeRequest): InitializeResponse {
   state.capabilities = params.clientCapabilities ?? {};
   // Warm up while the client sets up its first session; a failure shows there.
-  setTimeout(() => {
+  after(0, () => {
     void state.loadDeps().catch(() => {});
     void import("./open_session.ts").catch(() => {});
-  }, 0);
+  });
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: agentCapabilities(state.store !== undefined),

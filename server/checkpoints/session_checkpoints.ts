@@ -8,6 +8,7 @@
  */
 import { titleOf } from "../sessions/records.ts";
 import { errorText } from "../error_text.ts";
+import { after, type Timer } from "../timer.ts";
 import type { SnapshotLimits } from "./changes.ts";
 import {
   type IndexTree,
@@ -243,11 +244,25 @@ export class SessionCheckpoints {
   /** A snapshot within the time bound, or the reason it was skipped. */
   async #snapshot(signal?: AbortSignal): Promise<Snapshotted> {
     const timeoutMs = this.#settings.timeoutMs ?? SNAPSHOT_TIMEOUT_MS;
-    const late = `the snapshot took longer than ${timeoutMs / 1000} s`;
+    let timer: Timer | undefined;
     const deadline = new Promise<"late">((resolve) => {
-      const timer = setTimeout(() => resolve("late"), timeoutMs);
-      Deno.unrefTimer(timer);
+      timer = after(timeoutMs, () => resolve("late"));
     });
+    try {
+      return await this.#snapshotBy(deadline, timeoutMs, signal);
+    } finally {
+      // The bound's timer keeps the process alive while pending: it ends with the answer.
+      timer?.cancel();
+    }
+  }
+
+  /** {@link #snapshot} against `deadline`, which says "late" after `timeoutMs`. */
+  async #snapshotBy(
+    deadline: Promise<"late">,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshotted> {
+    const late = `the snapshot took longer than ${timeoutMs / 1000} s`;
     if (this.#behind) {
       // An earlier snapshot that outlived its bound holds the index: wait for it, as long.
       if (await Promise.race([this.#behind.then(() => "done" as const), deadline]) === "late") {

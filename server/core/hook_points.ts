@@ -12,6 +12,7 @@ import { hookToolCall, hookToolResponse } from "../hooks/tool_names.ts";
 import { providerSecretEnv } from "../provider/secret_env.ts";
 import type { Session } from "./session.ts";
 import { callEnv } from "../tools/bash_env.ts";
+import { after } from "../timer.ts";
 
 /** Keyed by the `hooks` object, which every copy of a loaded config shares. */
 const built = new WeakMap<object, Hooks | undefined>();
@@ -114,7 +115,7 @@ export async function endSessionHooks(
   const hooks = hooksOf(config);
   if (!hooks?.has("SessionEnd")) return undefined;
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), SESSION_END_TIMEOUT_S * 1000);
+  const timer = after(SESSION_END_TIMEOUT_S * 1000, () => stop.abort());
   try {
     return await hooks.fire(
       "SessionEnd",
@@ -124,7 +125,7 @@ export async function endSessionHooks(
       stop.signal,
     );
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
   }
 }
 

@@ -5,14 +5,9 @@
  * @module
  */
 import { errorText } from "../error_text.ts";
-import {
-  type AnyTool,
-  MAX_TIMER_MS,
-  type ToolLimits,
-  type ToolResult,
-  ToolTimeoutError,
-} from "../tools/tool.ts";
+import { type AnyTool, type ToolLimits, type ToolResult, ToolTimeoutError } from "../tools/tool.ts";
 import { CANCELLED_RESULT } from "./turn.ts";
+import { after, type Timer } from "../timer.ts";
 
 /** How long a tool may take to stop after its signal aborts before the call is abandoned. */
 export const TOOL_STOP_GRACE_MS = 2000;
@@ -55,20 +50,20 @@ export async function runTool(
   // Every tool gets the time limit, as the abort reason of its signal: a turn cancellation
   // still reads as one, a timeout as a failure that says so.
   const deadline = new AbortController();
-  const timer = setTimeout(
+  const timer = after(
+    limits.timeoutMs,
     () => deadline.abort(new ToolTimeoutError(name, limits.timeoutMs)),
-    Math.min(limits.timeoutMs, MAX_TIMER_MS),
   );
   const runSignal = AbortSignal.any([signal, deadline.signal]);
   // A tool that ignores its signal (an embedder's, say) is abandoned after a grace period, so
   // cancellation and timeouts still end the call in bounded time.
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  let graceTimer: Timer | undefined;
   const abandoned = Promise.withResolvers<never>();
   abandoned.promise.catch(() => {});
   const onAbort = () => {
-    graceTimer = setTimeout(
-      () => abandoned.reject(new ToolAbandonedError(name)),
+    graceTimer = after(
       TOOL_STOP_GRACE_MS,
+      () => abandoned.reject(new ToolAbandonedError(name)),
     );
   };
   runSignal.addEventListener("abort", onAbort, { once: true });
@@ -94,8 +89,8 @@ export async function runTool(
       truncated: false,
     };
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
+    timer.cancel();
+    graceTimer?.cancel();
     runSignal.removeEventListener("abort", onAbort);
   }
   if (signal.aborted && result.success) return { ...result, success: false };

@@ -9,6 +9,7 @@
  */
 import { signalGroup } from "../process_group.ts";
 import type { HookExit } from "./outcome.ts";
+import { after } from "../timer.ts";
 
 /** The most of a hook's stdout kept (its JSON answer must fit). */
 export const MAX_HOOK_STDOUT_BYTES = 1024 * 1024;
@@ -107,7 +108,7 @@ export async function runHookCommand(run: HookRun): Promise<HookExit> {
     ended ??= why;
     void signalGroup(pgid, "SIGKILL");
   };
-  const timer = setTimeout(() => kill("timeout"), run.timeoutSeconds * 1000);
+  const timer = after(run.timeoutSeconds * 1000, () => kill("timeout"));
   const onAbort = () => kill("cancelled");
   run.signal?.addEventListener("abort", onAbort, { once: true });
   if (run.signal?.aborted) onAbort();
@@ -124,13 +125,13 @@ export async function runHookCommand(run: HookRun): Promise<HookExit> {
     }
   })();
   const status = await child.status;
-  clearTimeout(timer);
+  timer.cancel();
   run.signal?.removeEventListener("abort", onAbort);
   // What the hook left running in its group goes with it.
   await signalGroup(pgid, "SIGKILL");
-  const grace = setTimeout(() => stop.resolve(), PIPE_GRACE_MS);
+  const grace = after(PIPE_GRACE_MS, () => stop.resolve());
   const [stdout, stderr] = await Promise.all([out, err]);
-  clearTimeout(grace);
+  grace.cancel();
   stop.resolve();
   await writing;
   if (ended === "timeout") {

@@ -18,6 +18,7 @@ import { expandMap, expandReferences } from "./expand.ts";
 import { serverEnv } from "./env.ts";
 import { MAX_MESSAGE_BYTES, StdioTransport } from "./stdio_transport.ts";
 import { boundedFetch } from "./http_fetch.ts";
+import { after, type Timer } from "../timer.ts";
 
 /** A server's state, as `session.started.mcp_servers` reports it. */
 export type McpStatus = "starting" | "ready" | "failed";
@@ -448,12 +449,12 @@ export class McpServer {
   async #exitedSoon(): Promise<void> {
     const t = this.#transport;
     if (!(t instanceof StdioTransport) || !t.exited) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     await Promise.race([
       t.exited.catch(() => {}),
-      new Promise((r) => timer = setTimeout(r, 1000)),
+      new Promise<void>((r) => timer = after(1000, r)),
     ]);
-    clearTimeout(timer);
+    timer?.cancel();
   }
 
   /** `text` with every value a `${VAR}` reference expanded to replaced by `[redacted]`. */

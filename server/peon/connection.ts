@@ -24,6 +24,7 @@ import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { CheckpointsState } from "../checkpoints/open.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
+import { after, type Timer } from "../timer.ts";
 
 export { EXIT, MAX_SESSIONS } from "./context.ts";
 export { SEND_TIMEOUT_MS } from "./replies.ts";
@@ -169,12 +170,12 @@ export class Connection {
       await Promise.allSettled([...this.#turns]);
       await this.#writer.close();
     })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     const expired = await Promise.race([
       graceful.then(() => false),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), GRACE_MS))),
+      new Promise<boolean>((r) => (timer = after(GRACE_MS, () => r(true)))),
     ]);
-    clearTimeout(timer);
+    timer?.cancel();
     if (expired) {
       this.#o.log("scv-server: cleanup grace period over; aborting output");
       if (this.#exit === EXIT.ok) this.#exit = EXIT.outputFailed;

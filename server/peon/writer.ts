@@ -9,6 +9,7 @@ import { errorText } from "../error_text.ts";
 import { FrameTooLargeError } from "../../protocol/ndjson.ts";
 import { utf8Length } from "../utf8.ts";
 import type { SeqCounter } from "../core/seq.ts";
+import { after, type Timer } from "../timer.ts";
 
 const encoder = new TextEncoder();
 /** Microtask hops without a new frame after which a batch is written. */
@@ -221,7 +222,7 @@ export class FrameWriter {
 
   #waitForRoom(signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: Timer | undefined;
       const waiter: Waiter = {
         resolve: () => {
           cleanup();
@@ -234,15 +235,15 @@ export class FrameWriter {
         reject(signal!.reason);
       };
       const cleanup = () => {
-        if (timer !== undefined) clearTimeout(timer);
+        timer?.cancel();
         signal?.removeEventListener("abort", onAbort);
       };
       if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
+        timer = after(timeoutMs, () => {
           cleanup();
           this.#waiters = this.#waiters.filter((w) => w !== waiter);
           reject(new BackpressureTimeoutError(timeoutMs));
-        }, timeoutMs);
+        });
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiters.push(waiter);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { after } from "../timer.ts";
 
 /** Options of {@link readBoundedText}. */
 export interface BoundedReadOptions {
@@ -40,7 +41,7 @@ export async function readBoundedText(
   let total = 0;
   // A body that never ends must not hold up its caller: after the wait, what arrived is it.
   const stop = () => void reader.cancel().catch(() => {});
-  const timer = setTimeout(stop, waitMs);
+  const timer = after(waitMs, stop);
   signal?.addEventListener("abort", stop, { once: true });
   try {
     while (total < maxBytes) {
@@ -53,7 +54,7 @@ export async function readBoundedText(
   } catch {
     // Whatever arrived is still worth having.
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     signal?.removeEventListener("abort", stop);
     await reader.cancel().catch(() => {});
   }

@@ -14,6 +14,7 @@ import { isRetryableStatus, retryDelayMs, type RetryPolicy } from "./retry.ts";
 import { SseDecoder, type SseEvent } from "./sse.ts";
 import { contextOverflowOf, isModelLoading } from "./overflow.ts";
 import { ContextOverflowError, ProviderError } from "./types.ts";
+import { after } from "../timer.ts";
 
 /** An error body is read up to this many bytes. */
 const MAX_ERROR_BODY = 16 * 1024;
@@ -294,12 +295,12 @@ function readBounded(res: Response, idle: IdleTimer, waitMs: number): Promise<st
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
+    const t = after(ms, () => {
       signal.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    });
     const onAbort = () => {
-      clearTimeout(t);
+      t.cancel();
       reject(signal.reason);
     };
     signal.addEventListener("abort", onAbort, { once: true });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { after, type Timer } from "../timer.ts";
 
 /**
  * An abort signal for "nothing received for `ms`". Activity only moves a timestamp (one timer,
@@ -23,7 +24,7 @@
  */
 export class IdleTimer {
   #controller = new AbortController();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: Timer | undefined;
   #ms: number;
   #parent: AbortSignal;
   #onParent = () => this.#controller.abort(this.#parent.reason);
@@ -48,7 +49,7 @@ export class IdleTimer {
   }
 
   #arm(ms: number): void {
-    this.#timer = setTimeout(() => {
+    this.#timer = after(ms, () => {
       this.#timer = undefined;
       if (this.#stopped) return;
       const idle = Date.now() - this.#last;
@@ -58,7 +59,7 @@ export class IdleTimer {
       }
       this.fired = true;
       this.#controller.abort(new DOMException("provider idle timeout", "TimeoutError"));
-    }, ms);
+    });
   }
 
   /** Something arrived. */
@@ -80,7 +81,7 @@ export class IdleTimer {
   /** Ends the clock and detaches from the parent signal. */
   stop(): void {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     this.#parent.removeEventListener("abort", this.#onParent);
   }

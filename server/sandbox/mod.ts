@@ -34,6 +34,7 @@ import { scvPath } from "../core_env.ts";
 import type { HiddenPath, ProbeResult, SandboxBackend, SandboxSpec } from "./types.ts";
 import { cgroupCleanup, pidsLauncher, standbyInput, standbyLauncher } from "./limits.ts";
 import { type Refusal, SandboxProxy } from "./net/proxy.ts";
+import { after, type Timer } from "../timer.ts";
 
 export type { ProbeResult, SandboxBackend, SandboxSettings, SandboxSpec };
 
@@ -301,22 +302,22 @@ export async function openSandbox(
       workspace: string;
       id: string;
       child: Deno.ChildProcess;
-      timer: ReturnType<typeof setTimeout>;
+      timer: Timer;
     }
     | undefined;
   let closing = false;
   /** Ends a launcher that will take no call (stdin closed: it runs nothing), bounded. */
   const endLauncher = async (child: Deno.ChildProcess, id: string) => {
     await child.stdin.close().catch(() => {});
-    const timer = setTimeout(() => {
+    const timer = after(CLEANUP_MS, () => {
       try {
         child.kill("SIGKILL");
       } catch {
         // Gone.
       }
-    }, CLEANUP_MS);
+    });
     await child.status.catch(() => {});
-    clearTimeout(timer);
+    timer.cancel();
     await child.stdout.cancel().catch(() => {});
     await child.stderr.cancel().catch(() => {});
     ended.add(id);
@@ -325,7 +326,7 @@ export async function openSandbox(
     const s = standby;
     if (!s) return;
     standby = undefined;
-    clearTimeout(s.timer);
+    s.timer.cancel();
     await endLauncher(s.child, s.id);
   };
   const startStandby = (workspace: string) => {
@@ -356,10 +357,10 @@ export async function openSandbox(
       cgroups.delete(e);
     }
     cgroups.add(id);
-    const timer = setTimeout(() => {
+    // Pending, it keeps the process alive; so does the standby child itself until it is ended.
+    const timer = after(STANDBY_IDLE_MS, () => {
       if (standby?.id === id) dropStandby().catch(() => {});
-    }, STANDBY_IDLE_MS);
-    Deno.unrefTimer(timer);
+    });
     standby = { workspace, id, child, timer };
   };
   /** Runs the cgroup cleanup for `ids` (all of this scv's when empty), at most 3 s. */
@@ -511,7 +512,7 @@ export async function openSandbox(
         const ahead = standby?.workspace === workspace ? standby : undefined;
         if (ahead) {
           standby = undefined;
-          clearTimeout(ahead.timer);
+          ahead.timer.cancel();
         }
         let used = false;
         return {

@@ -14,6 +14,7 @@ import type { RecordedUsage, SessionRecord, ToolMeta, TurnEnd, WaitingRecord } f
 import { FORMAT_VERSION, recordedUsage, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
+import { after, type Timer } from "../timer.ts";
 
 /** What a recorder reads from the session it records. */
 export interface RecordedSessionView {
@@ -64,12 +65,12 @@ export const SYNC_WAIT_MS = 5000;
 
 /** Flushes `file`, waiting at most {@link SYNC_WAIT_MS}; a slow flush is logged. */
 async function syncBounded(file: SessionFile, log: (line: string) => void): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   const sync = file.sync();
   const late = await Promise.race([
     sync.then(() => false),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), SYNC_WAIT_MS))),
-  ]).finally(() => clearTimeout(timer));
+    new Promise<boolean>((r) => (timer = after(SYNC_WAIT_MS, () => r(true)))),
+  ]).finally(() => timer?.cancel());
   if (late) {
     log(`scv: flushing ${file.path} takes over ${SYNC_WAIT_MS} ms; the turn goes on`);
     sync.catch((e) => log(`scv: flushing ${file.path} failed: ${errorText(e)}`));

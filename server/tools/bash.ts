@@ -28,7 +28,6 @@ import { errorText } from "../error_text.ts";
 import * as z from "zod";
 import {
   defineTool,
-  MAX_TIMER_MS,
   stopMessage,
   type ToolContext,
   type ToolResult,
@@ -45,6 +44,7 @@ import { limitHint } from "../sandbox/limits.ts";
 import type { Refusal } from "../sandbox/net/proxy.ts";
 import { isInside } from "./workspace.ts";
 import { bashDescription } from "./bash_facts.ts";
+import { after, type Timer } from "../timer.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -60,16 +60,16 @@ const schema = z.object({
 
 /** Resolves after `ms`, or at once when `cancel` is called. */
 function delay(ms: number): { done: Promise<void>; cancel: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   let resolve = () => {};
   const done = new Promise<void>((r) => {
     resolve = r;
-    timer = setTimeout(r, ms);
+    timer = after(ms, r);
   });
   return {
     done,
     cancel: () => {
-      clearTimeout(timer);
+      timer?.cancel();
       resolve();
     },
   };
@@ -297,7 +297,7 @@ async function run(
     ending = why;
     kills.push(end());
   };
-  const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
+  const timer = after(timeoutMs, () => stop("timeout"));
   // The call's time limit may come as the signal's reason rather than from this timer.
   const onAbort = () =>
     stop(ctx.signal.reason instanceof ToolTimeoutError ? "timeout" : "cancelled");
@@ -307,7 +307,7 @@ async function run(
   try {
     status = await child.status;
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     ctx.signal.removeEventListener("abort", onAbort);
   }
   // Background children (`sleep 100 &`) hold the pipe open and must not outlive the call.

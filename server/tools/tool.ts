@@ -42,8 +42,8 @@ export type ArgumentsOf<S> = S extends { safeParse(value: unknown): infer R }
   ? R extends { success: true; data: infer D } ? D : never
   : never;
 
-/** The longest delay `setTimeout` can hold (it fires at once past this). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The longest delay a timer can hold (server/timer.ts owns it; tools read it from here). */
+export { MAX_TIMER_MS } from "../timer.ts";
 
 /** Limits a tool must respect. */
 export interface ToolLimits {

@@ -11,7 +11,8 @@ import * as z from "zod";
 import { SCV_VERSION } from "../../protocol/constants.ts";
 import { errorText } from "../error_text.ts";
 import { truncateText } from "./output.ts";
-import { MAX_TIMER_MS, stopMessage, type Tool, type ToolResult } from "./tool.ts";
+import { stopMessage, type Tool, type ToolResult } from "./tool.ts";
+import { after } from "../timer.ts";
 import { WebCache } from "./web/cache.ts";
 import { bodyKind, decodeBody, mediaType } from "./web/content.ts";
 import { binaryMessage, denoWebNet, fetchPage, type WebNet } from "./web/fetch_page.ts";
@@ -110,10 +111,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
         };
       }
       const deadline = new AbortController();
-      const timer = setTimeout(
-        () => deadline.abort(new WebFetchTimeout(timeoutMs)),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
+      const timer = after(timeoutMs, () => deadline.abort(new WebFetchTimeout(timeoutMs)));
       const signal = AbortSignal.any([ctx.signal, deadline.signal]);
       let received = 0;
       let page;
@@ -135,12 +133,12 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
         }
         return failed(`Cannot fetch ${url.href}: ${errorText(e)}`);
       } finally {
-        if (!page?.ok) clearTimeout(timer);
+        if (!page?.ok) timer.cancel();
       }
       if (!page.ok) return failed(page.message);
       const kind = bodyKind(page.contentType, page.bytes);
       if (kind === "binary") {
-        clearTimeout(timer);
+        timer.cancel();
         return failed(binaryMessage(page.url, page.contentType));
       }
       const text = decodeBody(page.bytes, page.contentType, kind === "html");
@@ -172,12 +170,12 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.infer<
           }
           return failed(`Cannot convert the HTML of ${page.url.href}: ${errorText(e)}`);
         } finally {
-          clearTimeout(timer);
+          timer.cancel();
         }
         if (typeof md === "string") return failed(`Cannot read ${page.url.href}: ${md}`);
         if (md.title) lines.push(`Title: ${md.title}`);
         content = md.markdown;
-      } else clearTimeout(timer);
+      } else timer.cancel();
       const ok = page.status >= 200 && page.status < 300;
       if (!ok) lines.unshift(`HTTP ${page.status} ${page.statusText}`.trim());
       let out = `${lines.join("\n")}\n\n${content}`;

@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION, SCV_VERSION } from "../../../protocol/constants.ts";
 import type { ClientMessageOf } from "../../../protocol/schema.ts";
 import { type ConnectionContext, EXIT, FatalClose } from "../context.ts";
 import { loadSchemas } from "../parse.ts";
+import { after } from "../../timer.ts";
 
 /** The server's name and version, as sent in `initialized`. */
 export const SERVER_INFO = { name: "scv-server", version: SCV_VERSION } as const;
@@ -44,8 +45,8 @@ export async function initialize(
   // Once the answer is out, while the client sends its next message: the sandbox's probe (its
   // spawn blocks the event loop) and the schemas every later request needs. A trusted client's
   // requests are not checked (parse.ts), so they need no schemas.
-  setTimeout(() => {
+  after(0, () => {
     cx.sandbox?.().catch(() => {});
     if (!cx.trustedClient) loadSchemas().catch(() => {});
-  }, 0);
+  });
 }

@@ -20,6 +20,7 @@ import { loadRules } from "../../core/rules/load.ts";
 import { RuleFileError } from "../../core/rules/rule.ts";
 import { startSessionHooks } from "../../core/hook_points.ts";
 import { workspaceHooksNotice } from "../../hooks/workspace_hooks.ts";
+import { after } from "../../timer.ts";
 
 /** Why this connection opens no session for `cwd`, checked before the workspace is looked at. */
 function refusal(cwd: string, cx: ConnectionContext): string | undefined {
@@ -141,5 +142,5 @@ export async function sessionStart(
   // After the reply, so that loading the MCP client never delays it.
   cx.mcp?.start(session.cwd);
   // Warm up while the client composes its first prompt; a failure shows in the first turn.
-  setTimeout(() => void cx.deps().catch(() => {}), 0);
+  after(0, () => void cx.deps().catch(() => {}));
 }

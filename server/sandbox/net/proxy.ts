@@ -11,6 +11,7 @@
  * @module
  */
 import { type HostDecision, HostPolicy, isIPv4, isIPv6 } from "./hosts.ts";
+import { after } from "../../timer.ts";
 import {
   MAX_HEAD_BYTES,
   type Parsed,
@@ -391,7 +392,7 @@ async function readUntil<T>(
   (Parsed<T> & { state: "more" | "error" }) | { state: "done"; value: T; bytes: Uint8Array }
 > {
   let bytes = start;
-  const timer = setTimeout(() => closeQuietly(conn), timeoutMs);
+  const timer = after(timeoutMs, () => closeQuietly(conn));
   try {
     while (true) {
       if (bytes.length > 0) {
@@ -414,7 +415,7 @@ async function readUntil<T>(
       bytes = next;
     }
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
   }
 }
 
