@@ -7,10 +7,17 @@
  * A timeout signal cannot be cancelled: it stays in Deno's timer queue until its time. One per
  * call would keep every cancelled call's signal alive for its whole delay (a 5,000-turn soak grew
  * by 10 MiB with a tool call's 120 s bound each turn). So the calls wait in one queue, a heap by
- * deadline, and the queue listens on one signal, due no later than its earliest call. A signal
- * that turns out to be due too late for a newer, earlier call is kept aside and reused for a later
- * call it is early enough for; a new signal is made only when none pending is early enough, so
- * the signals pending at once are few (each new one is due before all the others).
+ * deadline, and the queue listens on one signal, due no later than its earliest call (a signal is
+ * made for a whole number of milliseconds, rounded down, so it is never due after its call). A
+ * signal that turns out to be due too late for a newer, earlier call is kept aside and reused for
+ * a later call it is early enough for; a new signal is made only when none kept is early enough,
+ * so each new one is due before all those kept. A caller whose deadlines keep moving earlier
+ * still makes one signal a call; the queue keeps at most {@link MAX_SPARE} of them aside, so that
+ * its own work per call stays bounded.
+ *
+ * Calls due at one wake-up run one after another in one task (no microtask checkpoint between
+ * them, unlike `setTimeout`'s); a call made while they run waits for a later wake-up, so a call
+ * that makes another `after(0)` each time it runs never holds the event loop.
  *
  * A pending call keeps the process alive, as `setTimeout`'s does: Deno refs a timeout signal's
  * timer while the signal has an abort listener, and the queue's signal has one exactly while a
@@ -40,6 +47,9 @@ interface Wake {
   at: number;
   signal: AbortSignal;
 }
+
+/** The most signals kept aside for reuse; past it the oldest is forgotten (it still comes due). */
+export const MAX_SPARE = 32;
 
 const heap: Entry[] = [];
 let seq = 0;
@@ -94,8 +104,10 @@ function onWake(): void {
   wake = undefined;
   // Timers fire on whole milliseconds: a call due within the next one is due now.
   const now = performance.now() + 1;
+  // Only the calls made before this wake-up: one a call makes waits for the next.
+  const made = seq;
   const errors: unknown[] = [];
-  while (heap.length > 0 && heap[0]!.at <= now) {
+  while (heap.length > 0 && heap[0]!.at <= now && heap[0]!.seq < made) {
     const e = heap[0]!;
     remove(e);
     try {
@@ -115,6 +127,7 @@ function arm(): void {
   if (wake && (next === undefined || wake.at > next.at)) {
     wake.signal.removeEventListener("abort", onWake);
     if (!wake.signal.aborted) spare.push(wake);
+    if (spare.length > MAX_SPARE) spare.shift();
     wake = undefined;
   }
   if (next === undefined || wake) return;
@@ -124,8 +137,11 @@ function arm(): void {
   if (best) {
     spare = spare.filter((s) => s !== best);
   } else {
-    const delay = Math.max(0, Math.ceil(next.at - performance.now()));
-    best = { at: performance.now() + delay, signal: AbortSignal.timeout(delay) };
+    // Rounded down, so that it is due no later than the call (onWake runs what is due within
+    // the next millisecond); rounded up, a kept signal never fitted the call it was made for.
+    const now = performance.now();
+    const delay = Math.max(0, Math.floor(next.at - now));
+    best = { at: now + delay, signal: AbortSignal.timeout(delay) };
   }
   wake = best;
   wake.signal.addEventListener("abort", onWake, { once: true });

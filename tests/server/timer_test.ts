@@ -5,7 +5,7 @@
  * `setTimeout` (whose first call loads Deno's Node timers layer).
  */
 import assert from "node:assert/strict";
-import { after, MAX_TIMER_MS, sleep, timerStats } from "../../server/timer.ts";
+import { after, MAX_SPARE, MAX_TIMER_MS, sleep, timerStats } from "../../server/timer.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
 
@@ -55,6 +55,35 @@ Deno.test("4,000 cancelled long calls leave a handful of timeout signals, not on
   const end = timerStats();
   assert.equal(end.pending, start.pending, "every call was cancelled or ran");
   assert.ok(end.signals - start.signals <= 8, `${end.signals - start.signals} signals pending`);
+});
+
+Deno.test("a long call pending under 1,000 short waits keeps a signal or two, not one a wait", async () => {
+  // exec's pattern: the provider's idle timer pending while each read's text waits after(0).
+  // In a process of its own, so that no signal another test left can serve the long call.
+  const r = await runScript(
+    `import { after, sleep, timerStats } from "${TIMER}";\n` +
+      `const long = after(600_000, () => {});\n` +
+      `for (let i = 0; i < 1_000; i++) await sleep(i % 2);\n` +
+      `console.log(JSON.stringify(timerStats()));\nlong.cancel();\n`,
+  );
+  assert.equal(r.code, 0);
+  const stats = JSON.parse(r.out);
+  assert.equal(stats.pending, 1);
+  assert.ok(stats.signals <= 3, `${stats.signals} signals pending`);
+});
+
+Deno.test("deadlines that keep moving earlier keep at most MAX_SPARE signals aside", async () => {
+  const r = await runScript(
+    `import { after, sleep, timerStats } from "${TIMER}";\n` +
+      `const long = after(600_000, () => {});\n` +
+      `for (let i = 0; i < 200; i++) {\n` +
+      `  after(500_000 - 100 * i, () => {}).cancel();\n  await sleep(0);\n}\n` +
+      `console.log(JSON.stringify(timerStats()));\nlong.cancel();\n`,
+  );
+  assert.equal(r.code, 0);
+  const stats = JSON.parse(r.out);
+  assert.ok(stats.signals > 2, "the pattern made signals it could not reuse");
+  assert.ok(stats.signals <= MAX_SPARE + 1, `${stats.signals} signals kept`);
 });
 
 Deno.test("calls of one deadline run in the order they were made, and a cancel inside a call holds", async () => {
@@ -107,6 +136,17 @@ Deno.test("a pending timer keeps its process alive until it runs, a cancelled on
   );
   // The process existed (it printed), and ended by itself long before the watchdog.
   assert.deepEqual(cancelled, { out: "started\n", killed: false, code: 0 });
+});
+
+Deno.test("a call made while calls run waits for a later task: the microtasks before it run first", async () => {
+  const order: string[] = [];
+  after(0, () => {
+    order.push("a");
+    after(0, () => order.push("made by a"));
+    queueMicrotask(() => order.push("a's microtask"));
+  });
+  await sleep(30);
+  assert.deepEqual(order, ["a", "a's microtask", "made by a"]);
 });
 
 Deno.test("scv exec calls no global setTimeout in a text turn or a bash call", async () => {

@@ -11,7 +11,7 @@
  * @module
  */
 import { type HostDecision, HostPolicy, isIPv4, isIPv6 } from "./hosts.ts";
-import { after } from "../../timer.ts";
+import { after, type Timer } from "../../timer.ts";
 import {
   MAX_HEAD_BYTES,
   type Parsed,
@@ -343,16 +343,20 @@ export class SandboxProxy {
         closeQuietly(to);
       }
     };
-    const idle = setInterval(() => {
+    // Checked every half of the idle bound (10 ms to 5 s), until both directions end.
+    const period = Math.max(10, Math.min(this.#idleMs / 2, 5_000));
+    const check = () => {
       if (performance.now() - last > this.#idleMs) {
         closeQuietly(a);
         closeQuietly(b);
       }
-    }, Math.max(10, Math.min(this.#idleMs / 2, 5_000)));
+      idle = after(period, check);
+    };
+    let idle: Timer = after(period, check);
     try {
       await Promise.all([copy(a, b), copy(b, a)]);
     } finally {
-      clearInterval(idle);
+      idle.cancel();
     }
   }
 }
