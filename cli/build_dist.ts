@@ -133,7 +133,7 @@ export function bundleImports(
   return out;
 }
 
-const WORKER_URL = /new URL\("\.\/([A-Za-z0-9_]+\.ts)", import\.meta\.url\)/g;
+const WORKER_URL = /new URL\("\.\/([A-Za-z0-9_]+\.(?:ts|gz))", import\.meta\.url\)/g;
 
 /**
  * Where each module URL the sources make relative to themselves (`new URL("./x.ts",

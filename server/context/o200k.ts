@@ -57,11 +57,18 @@ export function buildO200kTables(
     }
   }
   offsets[ranks.length] = length;
+  const kept = bytes.slice(0, length);
+  return { bytes: kept, offsets, slots: slotsOf(kept, offsets) };
+}
+
+/** The hash table from each token's bytes to its rank (+ 1), over `bytes` and `offsets`. */
+function slotsOf(bytes: Uint8Array, offsets: Uint32Array): Int32Array<ArrayBuffer> {
+  const ranks = offsets.length - 1;
   let size = 1;
-  while (size < ranks.length * 2) size *= 2;
+  while (size < ranks * 2) size *= 2;
   const slots = new Int32Array(size);
   const mask = size - 1;
-  for (let r = 0; r < ranks.length; r++) {
+  for (let r = 0; r < ranks; r++) {
     const start = offsets[r]!;
     const end = offsets[r + 1]!;
     if (start === end) continue;
@@ -69,7 +76,56 @@ export function buildO200kTables(
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
     slots[slot] = r + 1;
   }
-  return { bytes: bytes.slice(0, length), offsets, slots };
+  return slots;
+}
+
+/**
+ * The tables as o200k_tables.gz holds them before gzip: the two lengths (little-endian u32),
+ * the token bytes, then the offsets (little-endian u32). The slots are rebuilt on load.
+ */
+export function packTables(t: O200kTables): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(8 + t.bytes.length + t.offsets.length * 4);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, t.bytes.length, true);
+  view.setUint32(4, t.offsets.length, true);
+  out.set(t.bytes, 8);
+  for (let i = 0; i < t.offsets.length; i++) {
+    view.setUint32(8 + t.bytes.length + i * 4, t.offsets[i]!, true);
+  }
+  return out;
+}
+
+/** The tables from {@link packTables}' bytes; throws on a torn or inconsistent file. */
+export function unpackTables(packed: Uint8Array): O200kTables {
+  if (packed.length < 8) throw new Error("the o200k tables are torn (no header)");
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const n = view.getUint32(0, true);
+  const count = view.getUint32(4, true);
+  if (count < 1 || packed.length !== 8 + n + count * 4) {
+    throw new Error(`the o200k tables are torn (${packed.length} bytes for ${n} and ${count})`);
+  }
+  const bytes = packed.slice(8, 8 + n);
+  const offsets = new Uint32Array(count);
+  let last = 0;
+  for (let i = 0; i < count; i++) {
+    const at = view.getUint32(8 + n + i * 4, true);
+    if (at < last || at > n) throw new Error(`the o200k tables are torn (offset ${i})`);
+    offsets[i] = last = at;
+  }
+  if (offsets[count - 1] !== n) throw new Error("the o200k tables are torn (last offset)");
+  return { bytes, offsets, slots: slotsOf(bytes, offsets) };
+}
+
+/** The gzip of `data`, and its inverse: the web's own streams, no npm package. */
+export async function gzip(data: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const s = new Blob([data]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(s).arrayBuffer());
+}
+
+/** See {@link gzip}. */
+export async function gunzip(data: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const s = new Blob([data]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(s).arrayBuffer());
 }
 
 /**
@@ -157,12 +213,28 @@ export class O200kCounter {
   }
 }
 
+/** The tables' file, made by `deno task o200k-tables` (server/context/o200k_generate.ts). */
+export const O200K_TABLES: URL = new URL("./o200k_tables.gz", import.meta.url);
+
 /**
- * Builds the tables in a worker and resolves with a counter. A worker needs read access to its
- * own file; without it (a locked-down run) the tables are built on this thread instead, which
- * keeps gpt-tokenizer's rank list loaded. Rejects when neither works (the caller estimates).
+ * Resolves with a counter (`file` null: skip the file, as a test of the worker does). The tables come from o200k_tables.gz beside this file (made by
+ * `deno task o200k-tables` from gpt-tokenizer's rank list; ~2 MB once unpacked): building them
+ * in a worker instead left the process ~35 MB larger for good (the worker's isolate, and the code
+ * it ran), which a long session's memory never got back (docs/performance.md). Without that file
+ * (a remote or torn copy), they are built in a worker; without read access to the worker's file
+ * either (a locked-down run), on this thread, which keeps gpt-tokenizer's rank list loaded.
+ * Rejects when none works (the caller estimates).
  */
-export async function loadO200kCounter(): Promise<O200kCounter> {
+export async function loadO200kCounter(
+  file: URL | null = O200K_TABLES,
+): Promise<O200kCounter> {
+  if (file?.protocol === "file:") {
+    try {
+      return new O200kCounter(unpackTables(await gunzip(await Deno.readFile(file))));
+    } catch {
+      // Unreadable or torn: built as before.
+    }
+  }
   const url = new URL("./o200k_worker.ts", import.meta.url);
   const readable = url.protocol !== "file:" ||
     Deno.permissions.querySync({ name: "read", path: url }).state === "granted";

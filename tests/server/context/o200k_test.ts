@@ -7,15 +7,21 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import bpeRanks from "gpt-tokenizer/bpeRanks/o200k_base";
 import {
   buildO200kTables,
+  gunzip,
+  gzip,
   hashBytes,
   loadO200kCounter,
+  O200K_TABLES,
   O200kCounter,
+  packTables,
+  unpackTables,
 } from "../../../server/context/o200k.ts";
+import { packedTables } from "../../../server/context/o200k_generate.ts";
 
 const reference = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
-const counter = loadO200kCounter(); // one worker build for the file
+const counter = loadO200kCounter(); // from o200k_tables.gz, once for the file
 
-Deno.test("the worker-built o200k counter agrees with gpt-tokenizer on any text (fast-check)", async () => {
+Deno.test("the o200k counter agrees with gpt-tokenizer on any text (fast-check)", async () => {
   const c = await counter;
   const words = fc.constantFrom(
     "the",
@@ -77,6 +83,56 @@ Deno.test("the o200k tables hold every rank at its bytes", () => {
   // Every single byte is a token, so any text can be counted.
   const c = new O200kCounter(tables);
   assert.equal(c.count("\u00ff"), reference("\u00ff"));
+});
+
+Deno.test("o200k_tables.gz is what deno task o200k-tables makes of the pinned gpt-tokenizer", async () => {
+  const expected = await packedTables();
+  const actual = await gunzip(await Deno.readFile(O200K_TABLES));
+  const digest = async (b: Uint8Array<ArrayBuffer>) =>
+    new Uint8Array(await crypto.subtle.digest("SHA-256", b)).toHex();
+  assert.deepEqual(
+    { length: actual.length, sha256: await digest(actual) },
+    { length: expected.length, sha256: await digest(expected) },
+    "server/context/o200k_tables.gz is out of date: run deno task o200k-tables",
+  );
+});
+
+Deno.test("the counter reads its tables from the file, with no worker; the worker's agree", async () => {
+  const real = globalThis.Worker;
+  // A worker made now fails the load, so a counter that comes back was read from the file.
+  globalThis.Worker = class {
+    constructor() {
+      throw new Error("no worker in this test");
+    }
+  } as unknown as typeof Worker;
+  let fromFile: O200kCounter;
+  try {
+    fromFile = await loadO200kCounter();
+  } finally {
+    globalThis.Worker = real;
+  }
+  const fromWorker = await loadO200kCounter(null);
+  const text = await Deno.readTextFile(new URL(import.meta.url));
+  assert.equal(fromFile.count(text), reference(text));
+  assert.equal(fromWorker.count(text), reference(text));
+});
+
+Deno.test("torn o200k tables are refused with what is wrong, and the load falls back to a worker", async () => {
+  const packed = packTables(buildO200kTables(["a", "b", undefined, "ab"]));
+  assert.equal(new O200kCounter(unpackTables(packed)).count("abab"), 2);
+  assert.throws(() => unpackTables(packed.slice(0, 5)), /torn \(no header\)/);
+  assert.throws(() => unpackTables(packed.slice(0, packed.length - 1)), /torn \(\d+ bytes/);
+  const bad = packed.slice();
+  new DataView(bad.buffer).setUint32(8 + 4, 0xffff, true); // an offset past the bytes
+  assert.throws(() => unpackTables(bad), /torn \(offset/);
+  const dir = await Deno.makeTempDir({ prefix: "scv-o200k-" });
+  try {
+    await Deno.writeFile(`${dir}/torn.gz`, (await gzip(packed)).slice(0, 20));
+    const c = await loadO200kCounter(new URL(`file://${dir}/torn.gz`));
+    assert.equal(c.count("hello world"), reference("hello world"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("without read access to its worker the o200k counter is built on the main thread", async () => {
