@@ -7,8 +7,9 @@
  * packages stay external, loaded from Deno's cache when a run first imports them, all but
  * @noble/hashes, which is on the text turn's path and whose npm form boots Deno's
  * Node layer, and zod, which the build takes from npm rather than from the sources' one-module
- * copy ({@link bundleImports}). The workers (`new URL("./x_worker.ts", import.meta.url)`) keep running from the
- * sources: their URLs are rewritten to the source files.
+ * copy ({@link bundleImports}). The workers (`new URL("./x_worker.ts", import.meta.url)`), and
+ * the tokenizer's tables (`o200k_tables.gz`), keep being read from the sources: their URLs are
+ * rewritten to the source files.
  *
  * `deno run` reads every module a literal `import()` names before any code runs: with every
  * chunk's imports literal, a text turn read the TUI's, MCP's and the tokenizer's chunks too. So

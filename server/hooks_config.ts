@@ -57,7 +57,7 @@ export type HooksConfig = Partial<Record<HookEvent, MatcherGroup[]>>;
 /** A hook's timeout when it names none, in seconds (Claude Code's). */
 export const DEFAULT_HOOK_TIMEOUT_S = 60;
 
-/** The longest timeout a hook may name, in seconds (what a timer can hold, server/timer.ts; rounded down). */
+/** The longest timeout a hook may name, in seconds (what a timer can hold, rounded down). */
 export const MAX_HOOK_TIMEOUT_S = 2_000_000;
 
 /** The most hooks the whole setting may hold. */

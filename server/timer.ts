@@ -178,18 +178,45 @@ export function after(ms: number, run: () => void): Timer {
   };
 }
 
-/** A promise that resolves after `ms` (as {@link after}), or at once when `signal` aborts. */
+/** Waits `ms` (as {@link after}), or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      timer.cancel();
-      signal?.removeEventListener("abort", done);
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = after(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
       resolve();
+    });
+    const onAbort = () => {
+      t.cancel();
+      reject(signal!.reason);
     };
-    const timer = after(ms, done);
-    signal?.addEventListener("abort", done, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * Whether `promise` resolves within `ms`: true when it does, false once the time is up (it goes
+ * on unwatched); a rejection before then rejects. The timer ends with the answer, so a bound
+ * that was not needed holds no process open.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { within } from "./timer.ts";
+ * assert.equal(await within(Promise.resolve(), 60_000), true);
+ * assert.equal(await within(new Promise(() => {}), 1), false);
+ * ```
+ */
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: Timer | undefined;
+  try {
+    return await Promise.race([
+      promise.then(() => true),
+      new Promise<boolean>((r) => (timer = after(ms, () => r(false)))),
+    ]);
+  } finally {
+    timer?.cancel();
+  }
 }
 
 /**

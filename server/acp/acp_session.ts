@@ -42,7 +42,7 @@ import { type FileChange, slimmed, UpdateMapper } from "./updates.ts";
 import { toolKind, toolLocations } from "./tool_view.ts";
 import { encodeMessage, fitsFrame } from "./transport.ts";
 import { type ClientFiles, editorFiles, withClientFiles } from "./client_files.ts";
-import { after, type Timer } from "../timer.ts";
+import { within } from "../timer.ts";
 
 /** How long a read for a diff may take through the editor before the diff is left out. */
 const DIFF_READ_TIMEOUT_MS = 10_000;
@@ -233,16 +233,11 @@ export class AcpSession {
     }
     this.#waiters.clear();
     this.cancel();
-    let timer: Timer | undefined;
     // The client's MCP servers stop meanwhile: a call cut off in one ends cancelled anyway.
     await Promise.all([
-      active && Promise.race([
-        active.done.catch(() => {}),
-        new Promise<void>((resolve) => timer = after(graceMs, resolve)),
-      ]),
+      active && within(active.done.catch(() => {}), graceMs),
       this.#o.mcp?.close(),
     ]);
-    timer?.cancel();
     // The session's SessionEnd hooks (bounded, hook_points.ts), before its file is released.
     await endSessionHooks(this.core, this.#o.config, "other").catch(() => {});
     // After the turn, so its end is flushed first.

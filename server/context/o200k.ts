@@ -217,13 +217,14 @@ export class O200kCounter {
 export const O200K_TABLES: URL = new URL("./o200k_tables.gz", import.meta.url);
 
 /**
- * Resolves with a counter (`file` null: skip the file, as a test of the worker does). The tables come from o200k_tables.gz beside this file (made by
- * `deno task o200k-tables` from gpt-tokenizer's rank list; ~2 MB once unpacked): building them
- * in a worker instead left the process ~35 MB larger for good (the worker's isolate, and the code
- * it ran), which a long session's memory never got back (docs/performance.md). Without that file
- * (a remote or torn copy), they are built in a worker; without read access to the worker's file
- * either (a locked-down run), on this thread, which keeps gpt-tokenizer's rank list loaded.
- * Rejects when none works (the caller estimates).
+ * Resolves with a counter. The tables come from `file` (o200k_tables.gz beside this module, made
+ * by `deno task o200k-tables` from gpt-tokenizer's rank list; ~2 MB once unpacked; null skips
+ * it, as a test of the worker does): building them in a worker instead left the process ~35 MB
+ * larger for good (the worker's isolate, and the code it ran), which a long session's memory
+ * never got back (docs/performance.md). Without that file (a remote or torn copy), they are
+ * built in a worker; without read access to the worker's file either (a locked-down run), on
+ * this thread, which keeps gpt-tokenizer's rank list loaded. Rejects when none works (the caller
+ * estimates).
  */
 export async function loadO200kCounter(
   file: URL | null = O200K_TABLES,

@@ -18,7 +18,7 @@ import { expandMap, expandReferences } from "./expand.ts";
 import { serverEnv } from "./env.ts";
 import { MAX_MESSAGE_BYTES, StdioTransport } from "./stdio_transport.ts";
 import { boundedFetch } from "./http_fetch.ts";
-import { after, type Timer } from "../timer.ts";
+import { within } from "../timer.ts";
 
 /** A server's state, as `session.started.mcp_servers` reports it. */
 export type McpStatus = "starting" | "ready" | "failed";
@@ -449,12 +449,7 @@ export class McpServer {
   async #exitedSoon(): Promise<void> {
     const t = this.#transport;
     if (!(t instanceof StdioTransport) || !t.exited) return;
-    let timer: Timer | undefined;
-    await Promise.race([
-      t.exited.catch(() => {}),
-      new Promise<void>((r) => timer = after(1000, r)),
-    ]);
-    timer?.cancel();
+    await within(t.exited.catch(() => {}), 1000);
   }
 
   /** `text` with every value a `${VAR}` reference expanded to replaced by `[redacted]`. */

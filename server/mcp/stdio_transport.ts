@@ -13,7 +13,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { signalGroup } from "../process_group.ts";
 import { TailBuffer } from "./tail_buffer.ts";
-import { after, type Timer } from "../timer.ts";
+import { within } from "../timer.ts";
 
 /** The largest JSON-RPC message a stdio server may send (a bigger one stops the server). */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -158,9 +158,7 @@ export class StdioTransport implements Transport {
     // A grandchild may hold stdout open after the server exited: its exit is what counts, once
     // what it wrote before exiting had a moment to be read.
     void this.exited.then(async () => {
-      let timer: Timer | undefined;
-      await Promise.race([this.#reading, new Promise<void>((r) => timer = after(500, r))]);
-      timer?.cancel();
+      if (this.#reading) await within(this.#reading, 500);
       this.#finish();
     }, () => this.#finish());
     return Promise.resolve();
@@ -245,12 +243,7 @@ export class StdioTransport implements Transport {
     const child = this.#child;
     await this.#stdin?.close().catch(() => {});
     await signalGroup(child.pid, "SIGTERM");
-    let timer: Timer | undefined;
-    const gone = await Promise.race([
-      this.exited!.then(() => true, () => true),
-      new Promise<boolean>((r) => timer = after(KILL_GRACE_MS, () => r(false))),
-    ]);
-    timer?.cancel();
+    const gone = await within(this.exited!.catch(() => {}), KILL_GRACE_MS);
     // Whatever the leader did, the rest of the group goes too.
     await signalGroup(child.pid, "SIGKILL");
     if (!gone) await this.exited!.catch(() => {});

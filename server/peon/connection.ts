@@ -24,7 +24,7 @@ import type { Runtime } from "../core/runtime.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { CheckpointsState } from "../checkpoints/open.ts";
 import { BackpressureTimeoutError, FrameWriter, WriterClosedError } from "./writer.ts";
-import { after, type Timer } from "../timer.ts";
+import { within } from "../timer.ts";
 
 export { EXIT, MAX_SESSIONS } from "./context.ts";
 export { SEND_TIMEOUT_MS } from "./replies.ts";
@@ -170,12 +170,7 @@ export class Connection {
       await Promise.allSettled([...this.#turns]);
       await this.#writer.close();
     })();
-    let timer: Timer | undefined;
-    const expired = await Promise.race([
-      graceful.then(() => false),
-      new Promise<boolean>((r) => (timer = after(GRACE_MS, () => r(true)))),
-    ]);
-    timer?.cancel();
+    const expired = !await within(graceful, GRACE_MS);
     if (expired) {
       this.#o.log("scv-server: cleanup grace period over; aborting output");
       if (this.#exit === EXIT.ok) this.#exit = EXIT.outputFailed;

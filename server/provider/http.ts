@@ -14,7 +14,7 @@ import { isRetryableStatus, retryDelayMs, type RetryPolicy } from "./retry.ts";
 import { SseDecoder, type SseEvent } from "./sse.ts";
 import { contextOverflowOf, isModelLoading } from "./overflow.ts";
 import { ContextOverflowError, ProviderError } from "./types.ts";
-import { after } from "../timer.ts";
+import { sleep } from "../timer.ts";
 
 /** An error body is read up to this many bytes. */
 const MAX_ERROR_BODY = 16 * 1024;
@@ -288,22 +288,6 @@ function readBounded(res: Response, idle: IdleTimer, waitMs: number): Promise<st
     maxBytes: MAX_ERROR_BODY,
     waitMs,
     onChunk: () => idle.touch(),
-  });
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = after(ms, () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-    const onAbort = () => {
-      t.cancel();
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -14,7 +14,7 @@ import type { RecordedUsage, SessionRecord, ToolMeta, TurnEnd, WaitingRecord } f
 import { FORMAT_VERSION, recordedUsage, titleOf } from "./records.ts";
 import { COMPACTION_MARKER } from "../context/record.ts";
 import type { SessionStore } from "./store.ts";
-import { after, type Timer } from "../timer.ts";
+import { within } from "../timer.ts";
 
 /** What a recorder reads from the session it records. */
 export interface RecordedSessionView {
@@ -65,12 +65,8 @@ export const SYNC_WAIT_MS = 5000;
 
 /** Flushes `file`, waiting at most {@link SYNC_WAIT_MS}; a slow flush is logged. */
 async function syncBounded(file: SessionFile, log: (line: string) => void): Promise<void> {
-  let timer: Timer | undefined;
   const sync = file.sync();
-  const late = await Promise.race([
-    sync.then(() => false),
-    new Promise<boolean>((r) => (timer = after(SYNC_WAIT_MS, () => r(true)))),
-  ]).finally(() => timer?.cancel());
+  const late = !await within(sync, SYNC_WAIT_MS);
   if (late) {
     log(`scv: flushing ${file.path} takes over ${SYNC_WAIT_MS} ms; the turn goes on`);
     sync.catch((e) => log(`scv: flushing ${file.path} failed: ${errorText(e)}`));

@@ -44,7 +44,7 @@ import { limitHint } from "../sandbox/limits.ts";
 import type { Refusal } from "../sandbox/net/proxy.ts";
 import { isInside } from "./workspace.ts";
 import { bashDescription } from "./bash_facts.ts";
-import { after, type Timer } from "../timer.ts";
+import { after, within } from "../timer.ts";
 
 /** How long to keep reading pipes after the group was killed, for a process that escaped it. */
 const PIPE_GRACE_MS = 500;
@@ -57,23 +57,6 @@ const schema = z.object({
     "Kill the command after this many milliseconds (capped by the server's tool timeout)",
   ),
 });
-
-/** Resolves after `ms`, or at once when `cancel` is called. */
-function delay(ms: number): { done: Promise<void>; cancel: () => void } {
-  let timer: Timer | undefined;
-  let resolve = () => {};
-  const done = new Promise<void>((r) => {
-    resolve = r;
-    timer = after(ms, r);
-  });
-  return {
-    done,
-    cancel: () => {
-      timer?.cancel();
-      resolve();
-    },
-  };
-}
 
 /** The environment variable that marks every process of one call. */
 const CALL_MARKER = "SCV_BASH_CALL";
@@ -318,9 +301,7 @@ async function run(
   else if (ending !== undefined) await killCall(child.pid, marker, reaper);
   // A launcher killed with its call leaves its cgroup behind: removed now, not by a later call.
   await cleanup?.(ending !== undefined || status.signal !== null);
-  const grace = delay(PIPE_GRACE_MS);
-  const drained = await Promise.race([pumped.then(() => true), grace.done.then(() => false)]);
-  grace.cancel();
+  const drained = await within(pumped, PIPE_GRACE_MS);
   if (!drained) {
     await reader.cancel().catch(() => {});
     await errReader.cancel().catch(() => {});

@@ -5,7 +5,7 @@
  * `setTimeout` (whose first call loads Deno's Node timers layer).
  */
 import assert from "node:assert/strict";
-import { after, MAX_SPARE, MAX_TIMER_MS, sleep, timerStats } from "../../server/timer.ts";
+import { after, MAX_SPARE, MAX_TIMER_MS, sleep, timerStats, within } from "../../server/timer.ts";
 import { MockOpenAI, text, toolCalls } from "../support/mock_openai.ts";
 import { SERVER_FLAGS } from "../support/server_process.ts";
 
@@ -98,13 +98,24 @@ Deno.test("calls of one deadline run in the order they were made, and a cancel i
   assert.deepEqual(ran, [1, 3]);
 });
 
-Deno.test("sleep resolves after its delay, or at once when its signal aborts", async () => {
+Deno.test("sleep resolves after its delay, and rejects with the reason once its signal aborts", async () => {
+  const start = timerStats().pending;
+  await sleep(5);
   const c = new AbortController();
   const slow = sleep(MAX_TIMER_MS, c.signal);
-  c.abort();
-  await slow;
-  const aborted = AbortSignal.abort();
-  await sleep(MAX_TIMER_MS, aborted);
+  assert.equal(timerStats().pending, start + 1);
+  c.abort(new Error("stop"));
+  await assert.rejects(slow, /stop/);
+  assert.equal(timerStats().pending, start, "the aborted sleep's call is cancelled");
+  await assert.rejects(sleep(MAX_TIMER_MS, AbortSignal.abort(new Error("already"))), /already/);
+});
+
+Deno.test("within says whether a promise resolved in time, passes a rejection on, and ends its timer", async () => {
+  const start = timerStats().pending;
+  assert.equal(await within(sleep(1), 60_000), true);
+  assert.equal(await within(new Promise(() => {}), 5), false);
+  await assert.rejects(within(Promise.reject(new Error("broke")), 60_000), /broke/);
+  assert.equal(timerStats().pending, start, "no bound is left pending");
 });
 
 /** Runs `code` in a new Deno process; kills it after 30 s (so a hang fails, never blocks). */
@@ -147,6 +158,27 @@ Deno.test("a call made while calls run waits for a later task: the microtasks be
   });
   await sleep(30);
   assert.deepEqual(order, ["a", "a's microtask", "made by a"]);
+});
+
+Deno.test("a call that throws is reported as uncaught, as setTimeout's is; handled, the queue goes on", async () => {
+  const uncaught = await runScript(
+    `import { after } from "${TIMER}";\n` +
+      `console.log("started");\nafter(1, () => { throw new Error("boom in a call"); });\n`,
+  );
+  assert.equal(uncaught.killed, false);
+  assert.notEqual(uncaught.code, 0, "an uncaught throw ends the process with a failure");
+  const handled = await runScript(
+    `import { after, timerStats } from "${TIMER}";\n` +
+      `addEventListener("error", (e) => { e.preventDefault(); console.log("caught " + e.message); });\n` +
+      `after(1, () => { throw new Error("boom"); });\n` +
+      `after(1, () => console.log("next ran"));\n` +
+      `after(20, () => console.log(JSON.stringify(timerStats())));\n`,
+  );
+  assert.deepEqual(handled.out.split("\n").filter(Boolean), [
+    "next ran",
+    "caught Uncaught Error: boom",
+    JSON.stringify({ pending: 0, signals: 0 }),
+  ]);
 });
 
 Deno.test("scv exec calls no global setTimeout in a text turn or a bash call", async () => {
